@@ -1,0 +1,418 @@
+"""The action space: the paper's nine atomic operations and Shortcuts, validated, and run on a Device.
+
+One pydantic model per operation; ``ATOMIC_ACTIONS`` is the registry that yields both the prompt
+text (``describe_atomic_actions``) and the parser (``parse_action``). A ``Shortcut`` is data: a named
+sequence of atomic operations whose arguments map to the Shortcut's own arguments or to literals.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from mae.device.base import Device
+from mae.errors import ActionError
+
+
+class AtomicAction(BaseModel):
+    """Base of the nine atomic operations (paper Table 8)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: ClassVar[str]
+    signature: ClassVar[str]
+    doc: ClassVar[str]
+
+    def arguments(self) -> dict[str, Any]:
+        return self.model_dump()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": self.arguments()}
+
+    def __str__(self) -> str:
+        args = ", ".join(json.dumps(v) if isinstance(v, str) else str(v) for v in self.arguments().values())
+        return f"{self.name}({args})"
+
+    def check_on_screen(self, width: int, height: int) -> None:
+        """Raise ``ActionError`` if a coordinate lies outside a ``width`` x ``height`` screen."""
+        for key, value in self.arguments().items():
+            if key.startswith("x") and not 0 <= value < width:
+                raise ActionError(f"{self}: {key}={value} is off screen (width {width})")
+            if key.startswith("y") and not 0 <= value < height:
+                raise ActionError(f"{self}: {key}={value} is off screen (height {height})")
+
+    def execute(self, device: Device) -> None:
+        raise NotImplementedError
+
+
+class OpenApp(AtomicAction):
+    name: ClassVar[str] = "Open_App"
+    signature: ClassVar[str] = "Open_App(app_name)"
+    doc: ClassVar[str] = "If the current screen is Home or App screen, you can use this action to open the app named \"app_name\" on the visible on the current screen."
+    app_name: str = Field(min_length=1)
+
+    def execute(self, device: Device) -> None:
+        device.open_app(self.app_name)
+
+
+class Tap(AtomicAction):
+    name: ClassVar[str] = "Tap"
+    signature: ClassVar[str] = "Tap(x, y)"
+    doc: ClassVar[str] = "Tap the position (x, y) in current screen."
+    x: int
+    y: int
+
+    def execute(self, device: Device) -> None:
+        device.tap(self.x, self.y)
+
+
+class Swipe(AtomicAction):
+    name: ClassVar[str] = "Swipe"
+    signature: ClassVar[str] = "Swipe(x1, y1, x2, y2)"
+    doc: ClassVar[str] = "Swipe from position (x1, y1) to position (x2, y2). To swipe up or down to review more content, you can adjust the y-coordinate offset based on the desired scroll distance. For example, setting x1 = x2 = 540, y1 = 1500, and y2 = 500 will swipe upwards to review additional content below. To swipe left or right in the App switcher screen to choose between open apps, set the x-coordinate offset to at least 500."
+    x1: int
+    y1: int
+    x2: int
+    y2: int
+
+    def execute(self, device: Device) -> None:
+        device.swipe(self.x1, self.y1, self.x2, self.y2)
+
+
+class Type(AtomicAction):
+    name: ClassVar[str] = "Type"
+    signature: ClassVar[str] = "Type(text)"
+    doc: ClassVar[str] = "Type the \"text\" in an input box."
+    text: str
+
+    def execute(self, device: Device) -> None:
+        device.type_text(self.text)
+
+
+class Enter(AtomicAction):
+    name: ClassVar[str] = "Enter"
+    signature: ClassVar[str] = "Enter()"
+    doc: ClassVar[str] = "Press the Enter key after typing (useful for searching)."
+
+    def execute(self, device: Device) -> None:
+        device.enter()
+
+
+class SwitchApp(AtomicAction):
+    name: ClassVar[str] = "Switch_App"
+    signature: ClassVar[str] = "Switch_App()"
+    doc: ClassVar[str] = "Show the App switcher for switching between opened apps."
+
+    def execute(self, device: Device) -> None:
+        device.switch_app()
+
+
+class Back(AtomicAction):
+    name: ClassVar[str] = "Back"
+    signature: ClassVar[str] = "Back()"
+    doc: ClassVar[str] = "Return to the previous state."
+
+    def execute(self, device: Device) -> None:
+        device.back()
+
+
+class Home(AtomicAction):
+    name: ClassVar[str] = "Home"
+    signature: ClassVar[str] = "Home()"
+    doc: ClassVar[str] = "Return to home page."
+
+    def execute(self, device: Device) -> None:
+        device.home()
+
+
+class Wait(AtomicAction):
+    name: ClassVar[str] = "Wait"
+    signature: ClassVar[str] = "Wait()"
+    doc: ClassVar[str] = "Wait for 10 seconds to give more time for loading."
+    seconds: float = Field(default=10.0, ge=0, le=60)
+
+    def execute(self, device: Device) -> None:
+        device.wait(self.seconds)
+
+
+ATOMIC_ACTIONS: dict[str, type[AtomicAction]] = {
+    cls.name: cls for cls in (OpenApp, Tap, Swipe, Type, Enter, SwitchApp, Back, Home, Wait)
+}
+"""Registry of the atomic operations by their paper name."""
+
+REPEAT_EXEMPT = frozenset({"Swipe", "Back"})
+"""Operations the "same action more than 3 times" exit ignores (paper)."""
+
+
+def describe_atomic_actions() -> str:
+    """The atomic operations as the paper lists them in the Operator prompt."""
+    return "\n".join(f"- {cls.signature}: {cls.doc}" for cls in ATOMIC_ACTIONS.values())
+
+
+def atomic_argument_names(name: str) -> list[str]:
+    """Argument names of an atomic operation, in signature order."""
+    return list(ATOMIC_ACTIONS[name].model_fields)
+
+
+def make_atomic(name: str, arguments: Mapping[str, Any] | None) -> AtomicAction:
+    """Build a validated atomic operation; raise ``ActionError`` saying what is wrong."""
+    cls = ATOMIC_ACTIONS.get(name)
+    if cls is None:
+        raise ActionError(f"unknown action {name!r}; known: {', '.join(ATOMIC_ACTIONS)}")
+    try:
+        return cls.model_validate(dict(arguments or {}))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()
+        )
+        raise ActionError(f"{cls.signature}: {problems}") from None
+
+
+# --------------------------------------------------------------------------------------------------
+# Shortcuts
+
+
+class ShortcutStep(BaseModel):
+    """One atomic operation of a Shortcut; each op argument maps to a Shortcut argument or a literal."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments_map: dict[str, Any] = Field(default_factory=dict)
+
+
+class Shortcut(BaseModel):
+    """A reusable sequence of atomic operations (paper §2.2, Figure 12)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    arguments: list[str] = Field(default_factory=list)
+    description: str = ""
+    precondition: str = ""
+    atomic_action_sequence: list[ShortcutStep] = Field(min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", value):
+            raise ValueError("a Shortcut name is letters, digits and underscores, starting with a letter")
+        if value in ATOMIC_ACTIONS:
+            raise ValueError(f"{value!r} is an atomic operation")
+        return value
+
+    def problems(self) -> list[str]:
+        """Everything that makes this Shortcut unusable: unknown ops, unmapped or unknown arguments."""
+        found: list[str] = []
+        if len(set(self.arguments)) != len(self.arguments):
+            found.append("duplicate argument names")
+        declared = set(self.arguments)
+        used: set[str] = set()
+        for index, step in enumerate(self.atomic_action_sequence, 1):
+            cls = ATOMIC_ACTIONS.get(step.name)
+            if cls is None:
+                found.append(f"step {index}: unknown operation {step.name!r}")
+                continue
+            fields = cls.model_fields
+            for op_arg in step.arguments_map:
+                if op_arg not in fields:
+                    found.append(f"step {index}: {step.name} has no argument {op_arg!r}")
+            for op_arg, field in fields.items():
+                if op_arg not in step.arguments_map:
+                    if field.is_required():
+                        found.append(f"step {index}: {step.name} argument {op_arg!r} is not mapped")
+                    continue
+                value = step.arguments_map[op_arg]
+                if isinstance(value, str) and value in declared:
+                    used.add(value)
+                    continue
+                if not _literal_fits(cls, op_arg, value):
+                    found.append(
+                        f"step {index}: {step.name}.{op_arg} = {value!r} is neither a Shortcut argument "
+                        f"({', '.join(self.arguments) or 'none declared'}) nor a valid literal"
+                    )
+        for unused in declared - used:
+            found.append(f"argument {unused!r} is never used")
+        return found
+
+    def validate_usable(self) -> None:
+        """Raise ``ActionError`` listing every problem, if any."""
+        found = self.problems()
+        if found:
+            raise ActionError(f"Shortcut {self.name}: " + "; ".join(found))
+
+    def expand(self, arguments: Mapping[str, Any]) -> list[AtomicAction]:
+        """The concrete atomic operations for a call with ``arguments``."""
+        self.validate_usable()
+        missing = [a for a in self.arguments if a not in arguments]
+        extra = [a for a in arguments if a not in self.arguments]
+        if missing or extra:
+            raise ActionError(
+                f"{self.signature()}: "
+                + "; ".join(
+                    ([f"missing {', '.join(missing)}"] if missing else [])
+                    + ([f"unexpected {', '.join(extra)}"] if extra else [])
+                )
+            )
+        steps: list[AtomicAction] = []
+        for step in self.atomic_action_sequence:
+            concrete = {
+                op_arg: arguments[value] if isinstance(value, str) and value in self.arguments else value
+                for op_arg, value in step.arguments_map.items()
+            }
+            steps.append(make_atomic(step.name, concrete))
+        return steps
+
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(self.arguments)})"
+
+    def describe(self) -> str:
+        """Prompt text: signature, description and precondition."""
+        text = f"- {self.signature()}: {self.description}"
+        if self.precondition:
+            text += f" | Precondition: {self.precondition}"
+        return text
+
+
+def _literal_fits(cls: type[AtomicAction], op_arg: str, value: Any) -> bool:
+    try:
+        field_type = cls.model_fields[op_arg].annotation
+        if field_type is int:
+            return isinstance(value, int) and not isinstance(value, bool)
+        if field_type is float:
+            return isinstance(value, int | float) and not isinstance(value, bool)
+        if field_type is str:
+            return isinstance(value, str)
+    except KeyError:
+        return False
+    return False
+
+
+INITIAL_SHORTCUTS: dict[str, Shortcut] = {
+    "Tap_Type_and_Enter": Shortcut(
+        name="Tap_Type_and_Enter",
+        arguments=["x", "y", "text"],
+        description=(
+            "Tap an input box at position (x, y), Type the \"text\", and then perform the Enter operation. "
+            "Very useful for searching and sending messages!"
+        ),
+        precondition="There is a text input box on the screen with no previously entered content.",
+        atomic_action_sequence=[
+            ShortcutStep(name="Tap", arguments_map={"x": "x", "y": "y"}),
+            ShortcutStep(name="Type", arguments_map={"text": "text"}),
+            ShortcutStep(name="Enter", arguments_map={}),
+        ],
+    )
+}
+"""The paper's initial Shortcut."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Parsing an action the model wrote
+
+
+class ActionCall(BaseModel):
+    """A parsed action: an atomic operation or a Shortcut call, not yet executed."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    def __str__(self) -> str:
+        args = ", ".join(json.dumps(v) if isinstance(v, str) else str(v) for v in self.arguments.values())
+        return f"{self.name}({args})"
+
+    @property
+    def is_atomic(self) -> bool:
+        return self.name in ATOMIC_ACTIONS
+
+
+def parse_action_text(text: str) -> ActionCall:
+    """Parse ``{"name": ..., "arguments": {...}}`` (paper format) or a call like ``Tap(540, 1200)``.
+
+    Raises ``ActionError`` with a message fit to send back to the model.
+    """
+    stripped = text.strip()
+    fence = re.search(r"```(?:json)?\s*(.*?)```", stripped, re.S)
+    if fence:
+        stripped = fence.group(1).strip()
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise ActionError(f"the action is not valid JSON ({exc.msg} at position {exc.pos})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise ActionError('the action JSON needs a "name" string and an "arguments" object')
+        arguments = data.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            raise ActionError('"arguments" must be a JSON object mapping argument names to values')
+        return ActionCall(name=data["name"], arguments=arguments)
+    match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)", stripped, re.S)
+    if not match:
+        raise ActionError('write the action as JSON: {"name": "Tap", "arguments": {"x": 540, "y": 1200}}')
+    name, inner = match.group(1), match.group(2).strip()
+    try:
+        call = ast.parse(f"f({inner})", mode="eval").body
+        assert isinstance(call, ast.Call)
+        positional = [ast.literal_eval(a) for a in call.args]
+        keywords = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
+    except (SyntaxError, ValueError, AssertionError):
+        raise ActionError(f"cannot read the arguments of {name}(...): {inner!r}") from None
+    if positional:
+        names = atomic_argument_names(name) if name in ATOMIC_ACTIONS else []
+        if len(positional) > len(names):
+            if name in ATOMIC_ACTIONS:
+                raise ActionError(f"{ATOMIC_ACTIONS[name].signature} takes {len(names)} arguments")
+            return ActionCall(name=name, arguments={"__positional__": positional, **keywords})
+        keywords = {**dict(zip(names, positional, strict=False)), **keywords}
+    return ActionCall(name=name, arguments=keywords)
+
+
+def resolve_call(
+    call: ActionCall, shortcuts: Mapping[str, Shortcut], screen: tuple[int, int] | None = None
+) -> list[AtomicAction]:
+    """Turn a parsed call into the atomic operations it stands for, validating everything.
+
+    Raises ``ActionError`` (unknown action, missing arguments, coordinates off screen).
+    """
+    if call.is_atomic:
+        steps = [make_atomic(call.name, call.arguments)]
+    elif call.name in shortcuts:
+        shortcut = shortcuts[call.name]
+        arguments = dict(call.arguments)
+        positional = arguments.pop("__positional__", None)
+        if positional is not None:
+            arguments = {**dict(zip(shortcut.arguments, positional, strict=False)), **arguments}
+        steps = shortcut.expand(arguments)
+    else:
+        known = [*ATOMIC_ACTIONS, *shortcuts]
+        raise ActionError(f"unknown action {call.name!r}; use one of: {', '.join(known)}")
+    if screen is not None:
+        for step in steps:
+            step.check_on_screen(*screen)
+    return steps
+
+
+StepCallback = Callable[[int, AtomicAction], None]
+
+
+def run_steps(device: Device, steps: list[AtomicAction], after_each: StepCallback | None = None) -> None:
+    """Execute ``steps`` in order, settling after each; stop at the first failure.
+
+    ``after_each(index, step)`` runs after every completed step (e.g. to take a screenshot). A failing
+    step raises ``ActionError`` naming which step (1-based) failed.
+    """
+    for index, step in enumerate(steps, 1):
+        try:
+            step.execute(device)
+        except ActionError as exc:
+            if len(steps) == 1:
+                raise
+            raise ActionError(f"step {index} of {len(steps)} ({step}) failed: {exc}") from exc
+        device.settle()
+        if after_each is not None:
+            after_each(index, step)

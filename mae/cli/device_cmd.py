@@ -1,0 +1,143 @@
+"""``python -m mae device {list,screenshot,do}``: see and operate a phone from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from mae.actions import INITIAL_SHORTCUTS, parse_action_text, resolve_call, run_steps
+from mae.device import VIRTUAL, open_device
+from mae.device.base import Device
+from mae.errors import DeviceError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``device`` subcommand and its ``list``, ``screenshot`` and ``do`` actions."""
+    parser = subparsers.add_parser("device", help="list, screenshot and operate phones (ADB or virtual)")
+
+    def show_help(_args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 0
+
+    parser.set_defaults(func=show_help)
+    actions = parser.add_subparsers(dest="device_command", metavar="ACTION")
+
+    listing = actions.add_parser("list", help="attached ADB phones, plus the built-in virtual phone")
+    listing.set_defaults(func=cmd_list)
+
+    shot = actions.add_parser("screenshot", help="save the phone's screen as an image")
+    _add_device_option(shot)
+    shot.add_argument("-o", "--output", required=True, type=Path, help="image file to write (.png, .jpg)")
+    shot.set_defaults(func=cmd_screenshot)
+
+    do = actions.add_parser("do", help="run one atomic operation, e.g. 'Tap(540, 1200)' or 'Type(\"hi\")'")
+    _add_device_option(do)
+    do.add_argument("action", help="the operation, as the Operator writes it: 'Open_App(\"Maps\")', 'Back()'")
+    do.add_argument("--screenshot", type=Path, help="also save the settled screen afterwards to this file")
+    do.set_defaults(func=cmd_do)
+
+    for sub in (listing, shot, do):
+        sub.add_argument("-v", "--verbose", action="store_true", help="print every adb command issued")
+
+
+def _add_device_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--device",
+        default=None,
+        metavar="SERIAL",
+        help="ADB serial, HOST:PORT for Wi-Fi, or 'virtual' (default: the only phone attached, else virtual)",
+    )
+
+
+def _verbose(args: argparse.Namespace) -> None:
+    if getattr(args, "verbose", False):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("  %(message)s"))
+        logger = logging.getLogger("mae.device")
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the ADB devices (with advice for unusable ones) and the virtual phone; always exit 0."""
+    _verbose(args)
+    from mae.device.adb_devices import NO_DEVICE_HELP, list_devices, state_error
+
+    print("ADB phones:")
+    try:
+        devices = list_devices()
+    except DeviceError as exc:
+        print(f"  none: {exc}")
+    else:
+        if not devices:
+            print(f"  none attached: {NO_DEVICE_HELP}")
+        width = max((len(d.serial) for d in devices), default=0)
+        for info in devices:
+            details = ", ".join(part for part in (info.model, info.transport) if part)
+            print(f"  {info.serial:<{width}}  {info.state:<13} {details}")
+            error = state_error(info)
+            if error is not None:
+                print(f"  {'':<{width}}  -> {error}")
+    print("Virtual phone:")
+    try:
+        import mae.device.virtual as virtual
+
+        available = hasattr(virtual, "VirtualPhone")
+    except Exception:  # a broken optional part must not break the listing
+        available = False
+    note = "built-in virtual phone, no hardware needed" if available else "not available in this install"
+    print(f"  {VIRTUAL}  ({note})")
+    return 0
+
+
+def _open(args: argparse.Namespace) -> Device:
+    device = open_device(args.device)
+    print(f"device: {device.name}", file=sys.stderr)
+    return device
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    """Save one screenshot of the chosen device."""
+    _verbose(args)
+    device = _open(args)
+    try:
+        started = time.monotonic()
+        image = device.screenshot()
+        elapsed = time.monotonic() - started
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        image.save(args.output)
+    finally:
+        device.close()
+    method = getattr(device, "screenshot_method", None)
+    timings = getattr(device, "screenshot_timings", None)
+    how = f" via {method}" if method else ""
+    measured = (
+        " (measured: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()) + ")" if timings else ""
+    )
+    print(f"saved {args.output} ({image.width}x{image.height}{how}, {elapsed:.2f} s){measured}")
+    return 0
+
+
+def cmd_do(args: argparse.Namespace) -> int:
+    """Run one atomic operation (or the initial Shortcut) on the chosen device, then settle."""
+    _verbose(args)
+    call = parse_action_text(args.action)
+    device = _open(args)
+    try:
+        steps = resolve_call(call, INITIAL_SHORTCUTS, screen=device.screen_size())
+        started = time.monotonic()
+        run_steps(device, steps)
+        elapsed = time.monotonic() - started
+        settle = getattr(device, "last_settle_s", None)
+        settled = f", settled in {settle:.2f} s" if isinstance(settle, float) else ""
+        print(f"done: {'; '.join(str(s) for s in steps)} ({elapsed:.2f} s{settled})")
+        if args.screenshot:
+            args.screenshot.parent.mkdir(parents=True, exist_ok=True)
+            device.screenshot().save(args.screenshot)
+            print(f"saved {args.screenshot}")
+    finally:
+        device.close()
+    return 0

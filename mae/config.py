@@ -1,0 +1,213 @@
+"""Settings: defaults, then a profile file, then ``MAE_*`` environment variables, then CLI flags.
+
+A profile file is TOML whose keys are the fields of ``Settings`` (tables for ``perception``, ``loop``
+and ``roles.<role>``). ``MAE_PROFILE`` names one; ``--profile`` overrides it. API keys are never read
+from profile files: a profile names the *environment variable* that holds the key.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from platformdirs import user_cache_dir, user_data_dir
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mae.errors import ConfigError
+from mae.llm.providers import AGENT_ROLES, PRESETS, ModelProfile, preset
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+class RoleModel(BaseModel):
+    """Per-agent override of the backbone: any field left empty falls back to the global one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backbone: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+
+
+class PerceptionSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ocr: Literal["rapidocr", "paddleocr"] = "rapidocr"
+    icons: Literal["contour", "groundingdino", "none"] = "contour"
+    captions: str = Field("none", description="'none', 'backbone' (the captioner role's model) or a model name")
+    groundingdino_model: str = "IDEA-Research/grounding-dino-tiny"
+    cache_dir: Path = Field(default_factory=lambda: Path(user_cache_dir("mae")))
+
+
+class LoopSettings(BaseModel):
+    """The paper's constants, as configurable defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_steps: int = Field(40, ge=1)
+    max_consecutive_errors: int = Field(3, ge=1)
+    max_repeated_actions: int = Field(3, ge=1, description="exit when the same action repeats more than this")
+    escalate_after_errors: int = Field(2, ge=1, description="k: failures before the Manager sees the errors")
+    operator_history: int = Field(5, ge=1, description="m: recent actions shown to the Operator")
+    settle_timeout_s: float = Field(3.0, ge=0)
+
+
+class Settings(BaseModel):
+    """Everything a run needs besides the task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backbone: str = Field("openai", description="a preset name (see mae.llm.providers) or 'custom'")
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    roles: dict[str, RoleModel] = Field(default_factory=dict)
+    device: str | None = Field(None, description="ADB serial, 'virtual', or None for auto")
+    log_dir: Path = Path("runs")
+    memory_dir: Path = Field(default_factory=lambda: Path(user_data_dir("mae")) / "memory")
+    perception: PerceptionSettings = Field(default_factory=PerceptionSettings)
+    loop: LoopSettings = Field(default_factory=LoopSettings)
+
+    def profile_for(self, role: str) -> ModelProfile:
+        """The model profile an agent role uses: its override, else the global backbone."""
+        if role not in AGENT_ROLES:
+            raise ConfigError(f"unknown agent role {role!r}; roles are {', '.join(AGENT_ROLES)}")
+        override = self.roles.get(role, RoleModel())
+        backbone = override.backbone or self.backbone
+        base_url = override.base_url or (self.base_url if not override.backbone else None)
+        model = override.model or (self.model if not override.backbone else None)
+        key_env = override.api_key_env or (self.api_key_env if not override.backbone else None)
+        if backbone == "custom":
+            if not base_url or not model:
+                raise ConfigError(
+                    "the 'custom' backbone needs a base URL and a model: set MAE_BASE_URL and MAE_MODEL "
+                    "(or --base-url/--model)"
+                )
+            profile = ModelProfile(provider="custom", base_url=base_url, model=model, api_key_env=key_env)
+        else:
+            chosen = preset(backbone)
+            if role == "captioner" and not model:
+                model = chosen.caption_model
+            profile = chosen.profile(model)
+            if base_url:
+                profile.base_url = base_url
+            if key_env:
+                profile.api_key_env = key_env
+        return profile
+
+
+ENV_FIELDS: dict[str, str] = {
+    "MAE_BACKBONE": "backbone",
+    "MAE_BASE_URL": "base_url",
+    "MAE_MODEL": "model",
+    "MAE_API_KEY_ENV": "api_key_env",
+    "MAE_DEVICE": "device",
+    "MAE_LOG_DIR": "log_dir",
+    "MAE_MEMORY_DIR": "memory_dir",
+    "MAE_OCR": "perception.ocr",
+    "MAE_ICONS": "perception.icons",
+    "MAE_CAPTIONS": "perception.captions",
+    "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",
+    "MAE_CACHE_DIR": "perception.cache_dir",
+    "MAE_MAX_STEPS": "loop.max_steps",
+}
+"""Environment variables and the setting each one sets. Per-role: ``MAE_<ROLE>_MODEL`` etc."""
+
+ROLE_ENV_FIELDS = ("backbone", "base_url", "model", "api_key_env")
+
+
+def _set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
+    keys = dotted.split(".")
+    for key in keys[:-1]:
+        data = data.setdefault(key, {})
+    data[keys[-1]] = value
+
+
+def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def read_profile(path: Path) -> dict[str, Any]:
+    """Read a TOML profile file; ``ConfigError`` saying where it is broken."""
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"profile file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"profile file {path} is not valid TOML: {exc}") from None
+    if any("key" == k.lower() or k.lower().endswith("api_key") for k in _all_keys(data)):
+        raise ConfigError(
+            f"profile file {path} contains an API key: name the environment variable instead (api_key_env)"
+        )
+    return data
+
+
+def _all_keys(data: Mapping[str, Any]) -> list[str]:
+    keys: list[str] = []
+    for key, value in data.items():
+        keys.append(key)
+        if isinstance(value, Mapping):
+            keys.extend(_all_keys(value))
+    return keys
+
+
+def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Settings from ``MAE_*`` environment variables."""
+    data: dict[str, Any] = {}
+    for name, dotted in ENV_FIELDS.items():
+        if environ.get(name):
+            _set_path(data, dotted, environ[name])
+    for role in AGENT_ROLES:
+        for field in ROLE_ENV_FIELDS:
+            value = environ.get(f"MAE_{role.upper()}_{field.upper()}")
+            if value:
+                _set_path(data, f"roles.{role}.{field}", value)
+    return data
+
+
+def load_settings(
+    profile: Path | str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Defaults < profile file (``profile`` or ``$MAE_PROFILE``) < ``MAE_*`` variables < ``overrides``.
+
+    ``overrides`` uses dotted keys for nested settings (``{"loop.max_steps": 10}``); ``None`` values are
+    ignored, so CLI flags that were not given change nothing.
+    """
+    environ = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    profile_path = profile or environ.get("MAE_PROFILE")
+    if profile_path:
+        data = read_profile(Path(profile_path))
+    data = _merge(data, env_overrides(environ))
+    flat: dict[str, Any] = {}
+    for dotted, value in (overrides or {}).items():
+        if value is not None:
+            _set_path(flat, dotted, value)
+    data = _merge(data, flat)
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"invalid settings: {problems}") from None
+    if settings.backbone != "custom" and settings.backbone not in PRESETS:
+        preset(settings.backbone)  # raises with the list of known backbones
+    for role in settings.roles:
+        if role not in AGENT_ROLES:
+            raise ConfigError(f"unknown agent role {role!r} in settings; roles are {', '.join(AGENT_ROLES)}")
+    return settings

@@ -1,0 +1,11 @@
+"""The built-in virtual phone: a deterministic Android-like phone rendered with Pillow.
+
+``VirtualPhone`` implements ``mae.device.base.Device``; ``load_task_suite`` returns the auto-graded
+tasks that run on it. See ``docs/virtual-phone.md``.
+"""
+
+from __future__ import annotations
+
+from mae.device.virtual.phone import VirtualPhone
+
+__all__ = ["VirtualPhone"]

@@ -1,0 +1,362 @@
+"""Layout of one screen: a display list, the ground truth of what it shows, and its tap targets.
+
+Screens are laid out in design units (1080 wide) on a ``Canvas``, which scales to screen pixels and
+records, for every drawing call, the operation (painted later, only when a screenshot is asked for),
+the ground-truth ``Element`` (texts with their tight ink box, icons with a caption) and the tappable
+regions. A scroll view translates its content and keeps only rows that fit entirely in the viewport,
+so every drawn text is whole and the ground truth never lists half-hidden labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from PIL import Image
+
+from mae.device.virtual import render, theme
+from mae.device.virtual.render import Op
+from mae.perception.elements import Box, Element
+
+Point = tuple[float, float]
+DBox = tuple[float, float, float, float]
+"""A box in design units: left, top, right, bottom."""
+
+
+class Scrollable(Protocol):
+    """Anything with a vertical scroll offset in design units (a screen of an app)."""
+
+    scroll: float
+
+
+@dataclass(frozen=True)
+class Target:
+    """A tappable region in screen pixels and what tapping it does."""
+
+    box: Box
+    action: Callable[[], object]
+    label: str = ""
+
+    def contains(self, x: int, y: int) -> bool:
+        left, top, right, bottom = self.box
+        return left <= x < right and top <= y < bottom
+
+
+@dataclass
+class ScrollArea:
+    """The scrollable viewport of a screen."""
+
+    box: Box
+    content: float
+    viewport: float
+    owner: Scrollable
+
+    @property
+    def max_scroll(self) -> float:
+        return max(0.0, self.content - self.viewport)
+
+
+@dataclass
+class Layer:
+    """A cached, pre-painted part of the screen (status bar, keyboard, home grid...)."""
+
+    image: Image.Image
+    elements: list[Element]
+    targets: list[Target]
+
+
+@dataclass
+class Frame:
+    """One laid-out screen."""
+
+    width: int
+    height: int
+    background: str
+    ops: list[Op]
+    elements: list[Element]
+    targets: list[Target]
+    scroll: ScrollArea | None
+    seen: list[str]
+
+    def target_at(self, x: int, y: int) -> Target | None:
+        """The topmost target under ``(x, y)``, if any."""
+        for target in reversed(self.targets):
+            if target.contains(x, y):
+                return target
+        return None
+
+    def paint(self) -> Image.Image:
+        return render.paint(self.width, self.height, self.background, self.ops)
+
+
+@dataclass
+class _Bucket:
+    ops: list[Op] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    seen: list[str] = field(default_factory=list)
+
+    def extend(self, other: _Bucket) -> None:
+        self.ops += other.ops
+        self.elements += other.elements
+        self.targets += other.targets
+        self.seen += other.seen
+
+
+class ScrollView:
+    """Handle of an open scroll view: rows are laid out from y = 0 in content coordinates."""
+
+    def __init__(self, canvas: Canvas, width: float) -> None:
+        self.canvas = canvas
+        self.width = width
+        self.bottom = 0.0
+
+    @contextmanager
+    def row(self, y: float, height: float, left: float = 0.0, right: float | None = None) -> Iterator[None]:
+        """A row drawn whole or not at all."""
+        self.bottom = max(self.bottom, y + height)
+        with self.canvas.group((left, y, self.width if right is None else right, y + height)):
+            yield
+
+    def end(self, y: float) -> None:
+        """Declare the content height (defaults to the lowest row)."""
+        self.bottom = max(self.bottom, y)
+
+
+class Canvas:
+    """Records drawing calls in design units; see the module docstring."""
+
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        background: str = theme.WHITE,
+        layers: dict[str, Layer] | None = None,
+        k: float | None = None,
+    ) -> None:
+        self.width = width
+        self.height = height
+        self.background = background
+        self.k = k if k is not None else width / theme.DESIGN_WIDTH
+        self.dw = width / self.k
+        self.dh = height / self.k
+        self.layers = layers if layers is not None else {}
+        self._main = _Bucket()
+        self._pending: list[tuple[DBox, _Bucket]] = []
+        self._dy = 0.0
+        self._clip: tuple[float, float] | None = None
+        self._scroll: ScrollArea | None = None
+
+    # ---------------------------------------------------------------- geometry
+    def px(self, value: float) -> int:
+        return round(value * self.k)
+
+    def _pt(self, x: float, y: float) -> tuple[int, int]:
+        return self.px(x), self.px(y + self._dy)
+
+    def _box(self, box: DBox) -> Box:
+        left, top, right, bottom = box
+        return self.px(left), self.px(top + self._dy), self.px(right), self.px(bottom + self._dy)
+
+    def _bucket(self, top: float, bottom: float) -> _Bucket | None:
+        """Where an item spanning design rows ``top..bottom`` (untranslated) goes; None drops it."""
+        if self._pending:
+            return self._pending[-1][1]
+        if self._clip is not None and not self._inside(top, bottom):
+            return None
+        return self._main
+
+    def _inside(self, top: float, bottom: float) -> bool:
+        assert self._clip is not None
+        return top + self._dy >= self._clip[0] - 0.5 and bottom + self._dy <= self._clip[1] + 0.5
+
+    def _op(self, op: Op, top: float, bottom: float) -> None:
+        bucket = self._bucket(top, bottom)
+        if bucket is not None:
+            bucket.ops.append(op)
+
+    # ---------------------------------------------------------------- shapes
+    def rect(
+        self,
+        box: DBox,
+        fill: str | None = None,
+        radius: float = 0,
+        outline: str | None = None,
+        width: float = 0,
+    ) -> None:
+        line = max(1, self.px(width)) if outline else 0
+        self._op(("rect", self._box(box), fill, outline, line, self.px(radius)), box[1], box[3])
+
+    def ellipse(
+        self, box: DBox, fill: str | None = None, outline: str | None = None, width: float = 0
+    ) -> None:
+        line = max(1, self.px(width)) if outline else 0
+        self._op(("ellipse", self._box(box), fill, outline, line), box[1], box[3])
+
+    def polygon(self, points: list[Point], fill: str | None, outline: str | None = None) -> None:
+        ys = [p[1] for p in points]
+        self._op(("polygon", [self._pt(x, y) for x, y in points], fill, outline), min(ys), max(ys))
+
+    def line(self, points: list[Point], fill: str, width: float = 4) -> None:
+        ys = [p[1] for p in points]
+        self._op(
+            ("line", [self._pt(x, y) for x, y in points], fill, max(1, self.px(width))), min(ys), max(ys)
+        )
+
+    def arc(self, box: DBox, start: float, end: float, fill: str, width: float = 4) -> None:
+        self._op(("arc", self._box(box), start, end, fill, max(1, self.px(width))), box[1], box[3])
+
+    def pieslice(self, box: DBox, start: float, end: float, fill: str) -> None:
+        self._op(("pieslice", self._box(box), start, end, fill), box[1], box[3])
+
+    def image(self, image: Image.Image, x: float, y: float) -> None:
+        """Paste an image already sized in screen pixels with its top-left at design ``(x, y)``."""
+        height = image.height / self.k
+        self._op(("paste", image, self._pt(x, y)), y, y + height)
+
+    # ---------------------------------------------------------------- text
+    def _font_px(self, size: float) -> int:
+        return max(8, self.px(size))
+
+    def measure(self, text: str, size: float = theme.BODY) -> float:
+        """Advance width of ``text`` in design units."""
+        return render.text_length(text, self._font_px(size)) / self.k
+
+    def ink(self, x: float, y: float, text: str, size: float = theme.BODY, anchor: str = "la") -> DBox:
+        """The ink box ``text`` would have, in design units, without drawing it."""
+        left, top, right, bottom = render.text_bbox(text, self._font_px(size), anchor, 0)
+        return (x + left / self.k, y + top / self.k, x + right / self.k, y + bottom / self.k)
+
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: float = theme.BODY,
+        color: str = theme.TEXT,
+        anchor: str = "la",
+        bold: bool = False,
+        record: bool = True,
+    ) -> DBox:
+        """Draw one line of text; return its ink box in design units (in the caller's coordinates)."""
+        px = self._font_px(size)
+        stroke = max(1, round(self.k)) if bold else 0
+        ax, ay = self._pt(x, y)
+        left, top, right, bottom = render.text_bbox(text, px, anchor, stroke)
+        dbox = (x + left / self.k, y + top / self.k, x + right / self.k, y + bottom / self.k)
+        bucket = self._bucket(dbox[1], dbox[3])
+        if bucket is None or not text.strip():
+            return dbox
+        bucket.ops.append(("text", (ax, ay), text, px, color, anchor, stroke))
+        if record:
+            box = (ax + left, ay + top, ax + right, ay + bottom)
+            bucket.elements.append(Element(kind="text", text=text, box=box, source="virtual"))
+        return dbox
+
+    def wrap(self, text: str, size: float, max_width: float, max_lines: int = 0) -> list[str]:
+        """Greedy word wrap of ``text`` into lines no wider than ``max_width`` design units."""
+        lines: list[str] = []
+        for paragraph in text.split("\n"):
+            current = ""
+            for word in paragraph.split():
+                candidate = f"{current} {word}" if current else word
+                if current and self.measure(candidate, size) > max_width:
+                    lines.append(current)
+                    current = word
+                else:
+                    current = candidate
+            lines.append(current)
+        if max_lines and len(lines) > max_lines:
+            lines = lines[:max_lines]
+            last = lines[-1]
+            while last and self.measure(last + "...", size) > max_width:
+                last = last.rsplit(" ", 1)[0] if " " in last else last[:-1]
+            lines[-1] = last + "..."
+        return lines
+
+    # ---------------------------------------------------------------- ground truth and interaction
+    def icon_element(self, box: DBox, caption: str) -> None:
+        """Record an icon (drawn by the caller) in the ground truth."""
+        bucket = self._bucket(box[1], box[3])
+        if bucket is not None:
+            bucket.elements.append(Element(kind="icon", text=caption, box=self._box(box), source="virtual"))
+
+    def tap(self, box: DBox, action: Callable[[], object], label: str = "") -> None:
+        """Make ``box`` tappable."""
+        bucket = self._bucket(box[1], box[3])
+        if bucket is not None:
+            bucket.targets.append(Target(self._box(box), action, label))
+
+    def mark_seen(self, key: str) -> None:
+        """Note that the current row was on screen (used by task grading)."""
+        bucket = self._pending[-1][1] if self._pending else self._main
+        bucket.seen.append(key)
+
+    @contextmanager
+    def group(self, box: DBox) -> Iterator[None]:
+        """Everything drawn inside is kept only if ``box`` lies wholly inside the current viewport."""
+        bucket = _Bucket()
+        self._pending.append((box, bucket))
+        try:
+            yield
+        finally:
+            self._pending.pop()
+        if self._clip is None or self._inside(box[1], box[3]):
+            (self._pending[-1][1] if self._pending else self._main).extend(bucket)
+
+    @contextmanager
+    def scroll_view(self, owner: Scrollable, top: float, bottom: float) -> Iterator[ScrollView]:
+        """Lay out scrolling content between design rows ``top`` and ``bottom``."""
+        saved = self._dy, self._clip
+        self._dy = saved[0] + top - owner.scroll
+        self._clip = (saved[0] + top, saved[0] + bottom)
+        view = ScrollView(self, self.dw)
+        try:
+            yield view
+        finally:
+            self._dy, self._clip = saved
+        box = (0, self.px(top + self._dy), self.width, self.px(bottom + self._dy))
+        self._scroll = ScrollArea(box=box, content=view.bottom, viewport=bottom - top, owner=owner)
+
+    def layer(self, key: str, box: DBox, build: Callable[[Canvas], None], background: str) -> None:
+        """Draw a static part once, paint it, and paste the cached pixels on later frames."""
+        cached = self.layers.get(key)
+        if cached is None:
+            left, top, right, bottom = box
+            width = self.px(right) - self.px(left)
+            height = self.px(bottom) - self.px(top)
+            sub = Canvas(width, height, background, layers=self.layers, k=self.k)
+            build(sub)
+            frame = sub.frame()
+            cached = Layer(frame.paint(), frame.elements, frame.targets)
+            self.layers[key] = cached
+        ox, oy = self._pt(box[0], box[1])
+        bucket = self._bucket(box[1], box[3])
+        if bucket is None:
+            return
+        bucket.ops.append(("paste", cached.image, (ox, oy)))
+        for element in cached.elements:
+            left, top, right, bottom = element.box
+            moved = (left + ox, top + oy, right + ox, bottom + oy)
+            bucket.elements.append(element.model_copy(update={"box": moved}))
+        for target in cached.targets:
+            left, top, right, bottom = target.box
+            bucket.targets.append(
+                Target((left + ox, top + oy, right + ox, bottom + oy), target.action, target.label)
+            )
+
+    def frame(self) -> Frame:
+        """The finished layout."""
+        main = self._main
+        return Frame(
+            self.width,
+            self.height,
+            self.background,
+            main.ops,
+            main.elements,
+            main.targets,
+            self._scroll,
+            main.seen,
+        )

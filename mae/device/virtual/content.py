@@ -1,0 +1,308 @@
+"""Seeded content of the virtual phone's apps, loaded from JSON files users can extend.
+
+The built-in files live in ``mae/device/virtual/data/``. A user data directory (the ``data_dir``
+argument of ``VirtualPhone``) may hold files of the same names; their entries are merged in: items of
+a list with the same ``id`` (``label`` for apps) replace the built-in ones, new items are appended.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from mae.device.virtual.icons import IconSpec
+from mae.errors import ConfigError
+
+DATA_DIR = Path(__file__).parent / "data"
+CONTENT_FILES = ("apps", "maps", "shopping", "browser", "social", "notes")
+
+
+class ListRow(BaseModel):
+    title: str
+    subtitle: str = ""
+    icon: str = ""
+
+
+class AppSpec(BaseModel):
+    """One installed app: launcher label, package name, behaviour and icon."""
+
+    label: str
+    package: str
+    kind: Literal["maps", "notes", "shop", "browser", "social", "list"]
+    aliases: list[str] = Field(default_factory=list)
+    icon: IconSpec
+    store: str = ""
+    title: str = ""
+    rows: list[ListRow] = Field(default_factory=list)
+
+
+class HomeLayout(BaseModel):
+    grid: list[str]
+    dock: list[str] = Field(default_factory=list)
+    date_line: str = "Tuesday, May 14"
+    weather_line: str = "72°F  Sunny"
+
+
+class AppsFile(BaseModel):
+    apps: list[AppSpec]
+    home: HomeLayout
+
+
+class Review(BaseModel):
+    author: str
+    rating: float
+    text: str
+    title: str = ""
+    date: str = ""
+
+
+class Place(BaseModel):
+    """A point of interest in Maps."""
+
+    id: str
+    name: str
+    category: str
+    tags: list[str] = Field(default_factory=list)
+    city: str
+    address: str
+    phone: str
+    rating: float
+    reviews_count: int
+    price: str = ""
+    distance_mi: float
+    drive_min: int
+    hours: str
+    status: str
+    highlights: list[str] = Field(default_factory=list)
+    reviews: list[Review] = Field(default_factory=list)
+    x: float = 0.5
+    y: float = 0.5
+
+
+class MapsFile(BaseModel):
+    home_city: str = "Champaign"
+    places: list[Place]
+
+
+class ProductImage(BaseModel):
+    symbol: str = "cart"
+    color: str = "#5F6368"
+
+
+class Product(BaseModel):
+    id: str
+    title: str
+    price: float
+    was_price: float | None = None
+    badge: str = ""
+    rating: float
+    ratings_count: int
+    keywords: list[str] = Field(default_factory=list)
+    image: ProductImage = Field(default_factory=ProductImage)
+    about: list[str] = Field(default_factory=list)
+    reviews: list[Review] = Field(default_factory=list)
+
+    @property
+    def on_sale(self) -> bool:
+        return self.was_price is not None and self.was_price > self.price
+
+
+class Store(BaseModel):
+    id: str
+    name: str
+    search_hint: str
+    header: str = "#FFFFFF"
+    accent: str = "#0B57D0"
+    sale_label: str = "Sale"
+    featured: list[str] = Field(default_factory=list)
+    products: list[Product]
+
+
+class ShoppingFile(BaseModel):
+    stores: list[Store]
+
+
+class WebPage(BaseModel):
+    id: str
+    url: str
+    title: str
+    snippet: str
+    keywords: list[str] = Field(default_factory=list)
+    body: list[str] = Field(default_factory=list)
+    opens: str = ""
+
+
+class Paper(BaseModel):
+    id: str
+    title: str
+    authors: str
+    venue: str
+    year: int
+    citations: int
+    abstract: str
+    cites: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+
+
+class BrowserFile(BaseModel):
+    engine: str = "Google"
+    web: list[WebPage]
+    scholar: list[Paper]
+
+
+class Topic(BaseModel):
+    id: str
+    topic: str
+    context: str
+    posts_count: str
+    query: str
+
+
+class Post(BaseModel):
+    id: str
+    author: str
+    handle: str
+    time: str
+    text: str
+    replies: int = 0
+    reposts: int = 0
+    likes: int = 0
+    keywords: list[str] = Field(default_factory=list)
+    feed: bool = False
+
+
+class SocialFile(BaseModel):
+    trending: list[Topic]
+    posts: list[Post]
+
+
+class SeedNote(BaseModel):
+    title: str = ""
+    body: str = ""
+
+
+class NotesFile(BaseModel):
+    notes: list[SeedNote] = Field(default_factory=list)
+
+
+class Content(BaseModel):
+    """Everything the apps show."""
+
+    apps: AppsFile
+    maps: MapsFile
+    shopping: ShoppingFile
+    browser: BrowserFile
+    social: SocialFile
+    notes: NotesFile
+
+    def store(self, store_id: str) -> Store:
+        for store in self.shopping.stores:
+            if store.id == store_id:
+                return store
+        raise ConfigError(f"no store {store_id!r} in shopping.json; add it or fix the app's 'store'")
+
+
+_IDENTITY_KEYS = ("id", "label", "task_id")
+
+
+def merge(base: Any, extra: Any) -> Any:
+    """Merge user data into built-in data (see the module docstring)."""
+    if isinstance(base, dict) and isinstance(extra, dict):
+        out = dict(base)
+        for key, value in extra.items():
+            out[key] = merge(base[key], value) if key in base else value
+        return out
+    if isinstance(base, list) and isinstance(extra, list):
+        key = next(
+            (k for k in _IDENTITY_KEYS if all(isinstance(i, dict) and k in i for i in base + extra)), None
+        )
+        if key is None or not base + extra:
+            return base + [item for item in extra if item not in base]
+        merged = {item[key]: item for item in base}
+        for item in extra:
+            merged[item[key]] = merge(merged[item[key]], item) if item[key] in merged else item
+        return list(merged.values())
+    return extra
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}; fix or remove the file") from None
+
+
+def load_raw(name: str, data_dir: Path | None = None) -> Any:
+    """The built-in ``<name>.json`` merged with the user's file of the same name, if any."""
+    data = read_json(DATA_DIR / f"{name}.json")
+    if data_dir is not None and (data_dir / f"{name}.json").is_file():
+        data = merge(data, read_json(data_dir / f"{name}.json"))
+    return data
+
+
+@lru_cache(maxsize=8)
+def load_content(data_dir: Path | None = None) -> Content:
+    """Load (and cache) the content, merged with ``data_dir`` when given."""
+    if data_dir is not None and not data_dir.is_dir():
+        raise ConfigError(f"virtual phone data directory {data_dir} does not exist")
+    raw = {name: load_raw(name, data_dir) for name in CONTENT_FILES}
+    try:
+        return Content.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"virtual phone content is invalid at {where}: {first['msg']}") from None
+
+
+# ---------------------------------------------------------------------------------------- searching
+
+STOPWORDS = frozenset(
+    "a an the in on at near nearby me my for of and or to with best top find show good cheap cheapest "
+    "under over is are around close il ca ny please some any".split()
+)
+
+
+def stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased, singularised words of ``text`` without stop words."""
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("'", ""))
+    return [stem(w) for w in words if w not in STOPWORDS]
+
+
+def match_score(query: str, document: str) -> int:
+    """How many query words the document contains (0 when fewer than half of them)."""
+    wanted = tokens(query)
+    if not wanted:
+        return 0
+    have = set(tokens(document))
+    hits = sum(1 for word in wanted if word in have)
+    return hits if hits * 2 >= len(wanted) else 0
+
+
+def fmt_count(value: int) -> str:
+    return f"{value:,}"
+
+
+def fmt_short(value: int) -> str:
+    """1234 -> 1.2K, as social apps show counts."""
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 1_000:
+        return f"{value / 1_000:.1f}K"
+    return str(value)
+
+
+def fmt_price(value: float) -> str:
+    return f"${value:,.2f}"

@@ -1,0 +1,81 @@
+"""Pixels: the bundled TrueType font, text measurement, and painting a display list onto an image.
+
+The font is the FreeType font that ships inside Pillow (``ImageFont.load_default(size=...)``, Pillow
+10.1 or newer), so the phone renders identically on any machine without system fonts. Bold text is
+the same face with a one-pixel stroke.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from mae.errors import DeviceError
+
+Op = tuple[Any, ...]
+"""One drawing operation in screen pixels; the first item names it (``rect``, ``text``, ...)."""
+
+
+@lru_cache(maxsize=64)
+def font(px: int) -> ImageFont.FreeTypeFont:
+    """The phone's font at ``px`` pixels."""
+    loaded = ImageFont.load_default(size=px)
+    if not isinstance(loaded, ImageFont.FreeTypeFont):
+        raise DeviceError(
+            "the virtual phone needs Pillow >= 10.1 built with FreeType; run `pip install -U pillow`"
+        )
+    return loaded
+
+
+@lru_cache(maxsize=8192)
+def text_bbox(text: str, px: int, anchor: str, stroke: int) -> tuple[int, int, int, int]:
+    """Ink box of ``text`` relative to its anchor point, in pixels."""
+    return font(px).getbbox(text, anchor=anchor, stroke_width=stroke)
+
+
+@lru_cache(maxsize=8192)
+def text_length(text: str, px: int) -> float:
+    """Advance width of ``text`` in pixels."""
+    return font(px).getlength(text)
+
+
+def paint(width: int, height: int, background: str, ops: list[Op]) -> Image.Image:
+    """Render a display list onto a fresh RGB image."""
+    image = Image.new("RGB", (width, height), background)
+    draw = ImageDraw.Draw(image)
+    for op in ops:
+        kind = op[0]
+        if kind == "rect":
+            _, box, fill, outline, line_width, radius = op
+            if radius:
+                draw.rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=line_width)
+            else:
+                draw.rectangle(box, fill=fill, outline=outline, width=line_width)
+        elif kind == "text":
+            _, xy, text, px, fill, anchor, stroke = op
+            draw.text(
+                xy, text, font=font(px), fill=fill, anchor=anchor, stroke_width=stroke, stroke_fill=fill
+            )
+        elif kind == "ellipse":
+            _, box, fill, outline, line_width = op
+            draw.ellipse(box, fill=fill, outline=outline, width=line_width)
+        elif kind == "polygon":
+            _, points, fill, outline = op
+            draw.polygon(points, fill=fill, outline=outline)
+        elif kind == "line":
+            _, points, fill, line_width = op
+            draw.line(points, fill=fill, width=line_width, joint="curve")
+        elif kind == "arc":
+            _, box, start, end, fill, line_width = op
+            draw.arc(box, start, end, fill=fill, width=line_width)
+        elif kind == "pieslice":
+            _, box, start, end, fill = op
+            draw.pieslice(box, start, end, fill=fill)
+        elif kind == "paste":
+            _, layer, xy = op
+            image.paste(layer, xy)
+        else:  # pragma: no cover - the canvas only emits the kinds above
+            raise ValueError(f"unknown drawing operation {kind!r}")
+    return image

@@ -1,0 +1,51 @@
+"""Run events: what the loop reports as it goes, for the CLI, the UI and the trajectory.
+
+The loop emits ``Event`` objects to a listener; consumers switch on ``type``. The ``data`` keys of each
+type are listed in ``EVENT_TYPES`` and kept JSON-serialisable (images travel as file paths or as the
+``image`` attribute, never inside ``data``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PIL import Image
+
+EVENT_TYPES: dict[str, str] = {
+    "run_started": "task, device, backbone, run_dir, max_steps",
+    "stage_started": "stage (perceive|manager|operator|execute|reflector|notetaker|experience)",
+    "stage_finished": "stage, seconds, result (parsed reply as a dict), raw (model text, if any), tokens",
+    "model_call": "role, model, latency_s, input_tokens, output_tokens, images, ok, error",
+    "action": "action (text), description, steps (atomic ops), image = annotated screenshot",
+    "screen": "image = the current screenshot (after an action settles)",
+    "outcome": "outcome (A|B|C), progress, error_description",
+    "approval_needed": "action, description, reason (sensitive-action policy)",
+    "approval": "approved (bool), action",
+    "warning": "message",
+    "run_finished": "exit_reason, finished (bool), steps, seconds, totals, run_dir",
+}
+"""Event types and the keys of their ``data``."""
+
+
+@dataclass
+class Event:
+    """One thing that happened during a run."""
+
+    type: str
+    step: int = 0
+    data: dict[str, Any] = field(default_factory=dict)
+    image: Image.Image | None = None
+    time: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        if self.type not in EVENT_TYPES:
+            raise ValueError(f"unknown event type {self.type!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "step": self.step, "time": self.time, "data": self.data}
+
+
+EventListener = Callable[[Event], None]

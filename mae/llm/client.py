@@ -1,0 +1,281 @@
+"""The one place that talks to models: the ``openai`` SDK pointed at a base URL + model per role.
+
+Retries (429, 5xx, timeouts, connection errors) are bounded with exponential backoff and jitter;
+failures become typed errors chosen by exception type and HTTP status. Every call is recorded
+(latency, tokens, images) so runs can report speed and cost. API keys are read from the environment
+(or given for the session) and never logged or stored.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import openai
+from PIL import Image
+from pydantic import BaseModel
+
+from mae.llm.errors import (
+    ModelAuthError,
+    ModelError,
+    ModelProviderError,
+    ModelRateLimitError,
+    ModelRequestError,
+    ModelResponseError,
+    ModelTimeoutError,
+)
+from mae.llm.images import EncodedImage, encode_image
+from mae.llm.providers import ModelProfile
+
+ROLE_HEADER = "X-Mae-Role"
+"""Header naming the agent role of a request (lets local servers and tests route by role)."""
+
+
+@dataclass
+class Message:
+    """One chat turn; images are PIL images (encoded per the role's policy) or pre-encoded."""
+
+    role: Literal["system", "user", "assistant"]
+    text: str
+    images: Sequence[Image.Image | EncodedImage] = ()
+
+
+class CallRecord(BaseModel):
+    """What one model call cost."""
+
+    role: str
+    provider: str
+    model: str
+    started_at: float
+    latency_s: float
+    input_tokens: int = 0
+    output_tokens: int = 0
+    images: int = 0
+    attempts: int = 1
+    ok: bool = True
+    error: str | None = None
+
+
+@dataclass
+class ChatReply:
+    """A model's text reply, the record of the call, and the sizes the images were sent at."""
+
+    text: str
+    record: CallRecord
+    image_sizes: list[tuple[int, int]] = field(default_factory=list)
+
+
+ProfileSource = ModelProfile | Callable[[str], ModelProfile]
+
+
+class ChatClient:
+    """Chat completions for every agent role.
+
+    ``profiles`` is one ``ModelProfile`` for all roles or a function role -> profile (usually
+    ``Settings.profile_for``). ``api_keys`` maps environment-variable names to keys entered for this
+    session only (the UI's password fields); the process environment is used otherwise.
+    """
+
+    def __init__(
+        self,
+        profiles: ProfileSource,
+        *,
+        api_keys: Mapping[str, str] | None = None,
+        on_call: Callable[[CallRecord], None] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._profiles = profiles
+        self._api_keys = dict(api_keys or {})
+        self._on_call = on_call
+        self._sleep = sleep
+        self._clients: dict[tuple[str, str, float], openai.OpenAI] = {}
+        self._lock = threading.Lock()
+        self.records: list[CallRecord] = []
+
+    def profile(self, role: str) -> ModelProfile:
+        return self._profiles if isinstance(self._profiles, ModelProfile) else self._profiles(role)
+
+    def _api_key(self, profile: ModelProfile) -> str:
+        if profile.api_key_env is None:
+            return "EMPTY"
+        key = self._api_keys.get(profile.api_key_env) or os.environ.get(profile.api_key_env)
+        if not key:
+            raise ModelAuthError(
+                f"no API key for {profile.provider} ({profile.model}): set the environment variable "
+                f"{profile.api_key_env}, or enter the key in the demo's settings"
+            )
+        return key
+
+    def _sdk(self, profile: ModelProfile) -> openai.OpenAI:
+        key = self._api_key(profile)
+        cache_key = (profile.base_url, key, profile.timeout_s)
+        with self._lock:
+            client = self._clients.get(cache_key)
+            if client is None:
+                client = openai.OpenAI(
+                    base_url=profile.base_url, api_key=key, timeout=profile.timeout_s, max_retries=0
+                )
+                self._clients[cache_key] = client
+        return client
+
+    def encode(self, role: str, image: Image.Image) -> EncodedImage:
+        """Encode an image the way ``role``'s model receives it (to know its size beforehand)."""
+        return encode_image(image, self.profile(role).image)
+
+    def complete(self, role: str, messages: Sequence[Message], *, max_tokens: int | None = None) -> ChatReply:
+        """Send ``messages`` to ``role``'s model and return its reply; raise a ``ModelError`` subclass."""
+        profile = self.profile(role)
+        payload, sizes = self._payload(profile, messages)
+        image_count = len(sizes)
+        started = time.time()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = self._sdk(profile).chat.completions.create(
+                    model=profile.model,
+                    messages=payload,  # type: ignore[arg-type]
+                    temperature=profile.temperature,
+                    max_tokens=max_tokens or profile.max_tokens,
+                    extra_headers={ROLE_HEADER: role},
+                )
+                text, input_tokens, output_tokens = _read_response(response)
+            except ModelAuthError as exc:
+                self._record(role, profile, started, attempt, image_count, error=exc)
+                raise
+            except Exception as exc:  # classified below by type, never by message
+                error = classify(exc, profile)
+                if isinstance(error, ModelProviderError) and attempt <= profile.max_retries:
+                    self._sleep(self._delay(profile, attempt, exc))
+                    continue
+                self._record(role, profile, started, attempt, image_count, error=error)
+                raise error from exc
+            record = self._record(
+                role, profile, started, attempt, image_count, input_tokens=input_tokens, output_tokens=output_tokens
+            )
+            return ChatReply(text=text, record=record, image_sizes=sizes)
+
+    def _payload(
+        self, profile: ModelProfile, messages: Sequence[Message]
+    ) -> tuple[list[dict[str, Any]], list[tuple[int, int]]]:
+        payload: list[dict[str, Any]] = []
+        sizes: list[tuple[int, int]] = []
+        for message in messages:
+            if not message.images:
+                payload.append({"role": message.role, "content": message.text})
+                continue
+            parts: list[dict[str, Any]] = [{"type": "text", "text": message.text}]
+            for image in message.images:
+                encoded = image if isinstance(image, EncodedImage) else encode_image(image, profile.image)
+                sizes.append(encoded.size)
+                parts.append({"type": "image_url", "image_url": {"url": encoded.data_url}})
+            payload.append({"role": message.role, "content": parts})
+        return payload, sizes
+
+    def _delay(self, profile: ModelProfile, attempt: int, exc: Exception) -> float:
+        retry_after = _retry_after(exc)
+        if retry_after is not None:
+            return min(retry_after, 60.0)
+        base = profile.retry_backoff_s * (2 ** (attempt - 1))
+        return min(base, 30.0) * (0.5 + random.random() / 2)
+
+    def _record(
+        self,
+        role: str,
+        profile: ModelProfile,
+        started: float,
+        attempts: int,
+        images: int,
+        *,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        error: ModelError | None = None,
+    ) -> CallRecord:
+        record = CallRecord(
+            role=role,
+            provider=profile.provider,
+            model=profile.model,
+            started_at=started,
+            latency_s=time.time() - started,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            images=images,
+            attempts=attempts,
+            ok=error is None,
+            error=type(error).__name__ if error else None,
+        )
+        with self._lock:
+            self.records.append(record)
+        if self._on_call is not None:
+            self._on_call(record)
+        return record
+
+    def totals(self) -> dict[str, float]:
+        """Calls, tokens, images and model seconds over every call so far."""
+        with self._lock:
+            records = list(self.records)
+        return {
+            "calls": len(records),
+            "failed_calls": sum(not r.ok for r in records),
+            "input_tokens": sum(r.input_tokens for r in records),
+            "output_tokens": sum(r.output_tokens for r in records),
+            "images": sum(r.images for r in records),
+            "model_seconds": round(sum(r.latency_s for r in records), 3),
+        }
+
+
+def _read_response(response: Any) -> tuple[str, int, int]:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise ModelResponseError("the model's reply has no choices (not a chat completion)")
+    content = choices[0].message.content
+    if content is None:
+        raise ModelResponseError("the model's reply has no text content")
+    usage = getattr(response, "usage", None)
+    input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    return str(content), input_tokens, output_tokens
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def classify(exc: Exception, profile: ModelProfile) -> ModelError:
+    """Map an exception from the SDK (or from reading its response) to a typed ``ModelError``."""
+    where = f"{profile.provider} ({profile.model} at {profile.base_url})"
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelTimeoutError(f"{where} did not answer within {profile.timeout_s:g} s")
+    if isinstance(exc, openai.APIConnectionError):
+        return ModelProviderError(f"cannot reach {where}: check the base URL and that the server is running")
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        env = profile.api_key_env or "the API key variable"
+        return ModelAuthError(f"{where} refused the API key (HTTP {exc.status_code}): check {env}")
+    if isinstance(exc, openai.RateLimitError):
+        return ModelRateLimitError(f"{where} is rate limiting (HTTP 429); retry later or lower the request rate")
+    if isinstance(exc, openai.APIStatusError):
+        if exc.status_code >= 500:
+            return ModelProviderError(f"{where} failed with HTTP {exc.status_code}")
+        if exc.status_code == 404:
+            return ModelRequestError(f"{where} answered 404: check the model name and base URL")
+        return ModelRequestError(f"{where} rejected the request (HTTP {exc.status_code})")
+    if isinstance(exc, openai.APIResponseValidationError | ValueError):
+        return ModelResponseError(f"{where} sent a reply that is not a chat completion")
+    if isinstance(exc, openai.APIError):
+        return ModelProviderError(f"{where} failed: {type(exc).__name__}")
+    raise exc

@@ -1,0 +1,89 @@
+"""Images for models: a per-model policy (JPEG quality, size budget) and data-URL encoding.
+
+Reasoning images may be downscaled to save tokens; the scale is returned so coordinates a model gives
+in image space can be mapped back to screen pixels (``mae.llm.coordinates``).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from PIL import Image
+from pydantic import BaseModel, Field
+
+
+class ImagePolicy(BaseModel):
+    """How images are sent to one model."""
+
+    resize: Literal["none", "max_side", "qwen"] = "max_side"
+    max_side: int = Field(1664, ge=64, description="longest side in pixels, for resize='max_side'")
+    min_pixels: int = Field(4 * 28 * 28, ge=1, description="Qwen smart_resize lower pixel budget")
+    max_pixels: int = Field(1280 * 28 * 28, ge=1, description="Qwen smart_resize upper pixel budget")
+    jpeg_quality: int = Field(85, ge=10, le=100)
+
+
+def smart_resize(
+    height: int, width: int, factor: int = 28, min_pixels: int = 4 * 28 * 28, max_pixels: int = 1280 * 28 * 28
+) -> tuple[int, int]:
+    """Qwen2-VL / Qwen2.5-VL's resize rule: sides divisible by ``factor``, area within the budget,
+    aspect ratio kept as closely as possible. Returns ``(height, width)``.
+    """
+    if height <= 0 or width <= 0:
+        raise ValueError("image sides must be positive")
+    if max(height, width) / min(height, width) > 200:
+        raise ValueError(f"aspect ratio over 200: {width}x{height}")
+    new_h = max(factor, round(height / factor) * factor)
+    new_w = max(factor, round(width / factor) * factor)
+    if new_h * new_w > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        new_h = max(factor, math.floor(height / beta / factor) * factor)
+        new_w = max(factor, math.floor(width / beta / factor) * factor)
+    elif new_h * new_w < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        new_h = math.ceil(height * beta / factor) * factor
+        new_w = math.ceil(width * beta / factor) * factor
+    return new_h, new_w
+
+
+def target_size(size: tuple[int, int], policy: ImagePolicy) -> tuple[int, int]:
+    """The ``(width, height)`` an image of ``size`` is sent at under ``policy``."""
+    width, height = size
+    if policy.resize == "qwen":
+        new_h, new_w = smart_resize(height, width, min_pixels=policy.min_pixels, max_pixels=policy.max_pixels)
+        return new_w, new_h
+    if policy.resize == "max_side" and max(width, height) > policy.max_side:
+        ratio = policy.max_side / max(width, height)
+        return max(1, round(width * ratio)), max(1, round(height * ratio))
+    return width, height
+
+
+@dataclass(frozen=True)
+class EncodedImage:
+    """An image ready for a chat request."""
+
+    data_url: str
+    size: tuple[int, int]
+    original_size: tuple[int, int]
+
+    @property
+    def scale(self) -> tuple[float, float]:
+        """Factors that map image coordinates to original coordinates."""
+        return self.original_size[0] / self.size[0], self.original_size[1] / self.size[1]
+
+
+def encode_image(image: Image.Image, policy: ImagePolicy | None = None) -> EncodedImage:
+    """Resize ``image`` per ``policy`` and encode it as a JPEG data URL."""
+    policy = policy or ImagePolicy()
+    original = image.size
+    size = target_size(original, policy)
+    rgb = image.convert("RGB") if image.mode != "RGB" else image
+    if size != original:
+        rgb = rgb.resize(size, Image.Resampling.BILINEAR)
+    buffer = io.BytesIO()
+    rgb.save(buffer, format="JPEG", quality=policy.jpeg_quality)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return EncodedImage(data_url=f"data:image/jpeg;base64,{data}", size=size, original_size=original)

@@ -1,0 +1,1 @@
+"""Test and demo helpers that ship with mae: the scripted fake model server."""

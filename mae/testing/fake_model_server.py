@@ -1,0 +1,245 @@
+"""A real chat-completions HTTP server on 127.0.0.1 that answers from a script and records requests.
+
+Used by the tests, the benchmarks and offline demos (``python -m mae.testing.fake_model_server``).
+Replies come from, in order of precedence: a per-role queue (the ``X-Mae-Role`` header the client
+sends), the shared queue, or a ``responder`` function. A request nothing answers gets HTTP 500 and is
+recorded in ``unexpected``; ``assert_done()`` fails on it and on script entries never used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ROLE_HEADER = "X-Mae-Role"
+
+
+@dataclass
+class FakeReply:
+    """One scripted answer: a text reply (status 200) or a raw status/body, after an optional delay."""
+
+    text: str | None = None
+    status: int = 200
+    body: str | None = None
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RecordedRequest:
+    """A request the server received."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def role(self) -> str | None:
+        return self.headers.get(ROLE_HEADER.lower())
+
+    @property
+    def text(self) -> str:
+        """All text parts of all messages, joined."""
+        parts: list[str] = []
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            if isinstance(content, str):
+                parts.append(content)
+            elif isinstance(content, list):
+                parts.extend(p.get("text", "") for p in content if p.get("type") == "text")
+        return "\n".join(parts)
+
+    @property
+    def image_count(self) -> int:
+        count = 0
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            if isinstance(content, list):
+                count += sum(1 for p in content if p.get("type") == "image_url")
+        return count
+
+
+Responder = Callable[[RecordedRequest], "FakeReply | str | None"]
+ScriptItem = FakeReply | str
+
+
+def completion_body(text: str, request: RecordedRequest) -> dict[str, Any]:
+    """A chat-completion JSON body for ``text``, with plausible token counts."""
+    prompt_tokens = max(1, len(request.text) // 4) + 85 * request.image_count
+    return {
+        "id": f"chatcmpl-fake-{int(time.time() * 1000)}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.body.get("model", "fake"),
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": max(1, len(text) // 4),
+            "total_tokens": prompt_tokens + max(1, len(text) // 4),
+        },
+    }
+
+
+class FakeModelServer:
+    """Scripted chat-completions server. Use as a context manager; ``base_url`` ends in ``/v1``."""
+
+    def __init__(
+        self,
+        script: Iterable[ScriptItem] = (),
+        *,
+        by_role: dict[str, Iterable[ScriptItem]] | None = None,
+        responder: Responder | None = None,
+        port: int = 0,
+    ) -> None:
+        self._queue: deque[ScriptItem] = deque(script)
+        self._by_role: dict[str, deque[ScriptItem]] = {k: deque(v) for k, v in (by_role or {}).items()}
+        self.responder = responder
+        self.requests: list[RecordedRequest] = []
+        self.unexpected: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def add(self, *items: ScriptItem, role: str | None = None) -> None:
+        """Append scripted replies (to a role's queue when ``role`` is given)."""
+        with self._lock:
+            queue = self._by_role.setdefault(role, deque()) if role else self._queue
+            queue.extend(items)
+
+    def requests_for(self, role: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.role == role]
+
+    def start(self) -> FakeModelServer:
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-model-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._server.server_close()
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def remaining(self) -> int:
+        with self._lock:
+            return len(self._queue) + sum(len(q) for q in self._by_role.values())
+
+    def assert_done(self) -> None:
+        """Fail if a request went unanswered or a scripted reply was never used."""
+        if self.unexpected:
+            raise AssertionError(
+                f"{len(self.unexpected)} unexpected model request(s); first role={self.unexpected[0].role!r}: "
+                f"{self.unexpected[0].text[:300]!r}"
+            )
+        if self.remaining():
+            raise AssertionError(f"{self.remaining()} scripted reply(ies) were never requested")
+
+    def _next_reply(self, request: RecordedRequest) -> FakeReply | None:
+        with self._lock:
+            role_queue = self._by_role.get(request.role or "")
+            if role_queue:
+                item: ScriptItem | None = role_queue.popleft()
+            elif self._queue:
+                item = self._queue.popleft()
+            else:
+                item = None
+        if item is None and self.responder is not None:
+            item = self.responder(request)
+        if item is None:
+            return None
+        return FakeReply(text=item) if isinstance(item, str) else item
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                return
+
+            def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
+                data = body.encode()
+                self.send_response(status)
+                content_type = "application/json"
+                for key, value in (headers or {}).items():
+                    if key.lower() == "content-type":
+                        content_type = value
+                    else:
+                        self.send_header(key, value)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}))
+                else:
+                    self._send(404, json.dumps({"error": {"message": "not found"}}))
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except json.JSONDecodeError:
+                    body = {}
+                request = RecordedRequest(
+                    path=self.path, headers={k.lower(): v for k, v in self.headers.items()}, body=body
+                )
+                with server._lock:
+                    server.requests.append(request)
+                reply = server._next_reply(request)
+                if reply is None:
+                    with server._lock:
+                        server.unexpected.append(request)
+                    self._send(500, json.dumps({"error": {"message": "unexpected request: script exhausted"}}))
+                    return
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                if reply.body is not None or reply.text is None:
+                    self._send(reply.status, reply.body or "", reply.headers)
+                else:
+                    self._send(reply.status, json.dumps(completion_body(reply.text, request)), reply.headers)
+
+        return Handler
+
+
+def main() -> None:
+    """Serve canned replies from a JSON file (a list of strings, or {"by_role": {...}}) for demos."""
+    parser = argparse.ArgumentParser(description="Scripted chat-completions server on 127.0.0.1.")
+    parser.add_argument("script", help="JSON file: a list of reply texts, or {role: [texts]}")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+    with open(args.script, encoding="utf-8") as handle:
+        data = json.load(handle)
+    server = FakeModelServer(data) if isinstance(data, list) else FakeModelServer(by_role=data)
+    print(f"serving on {server.base_url}", flush=True)
+    server._server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install the test dependencies and run every check: ruff, mypy and the whole test suite.
+# Usage: bash scripts/test.sh [extra pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+
+# Debian's chromium drives the Gradio page in the browser tests (Playwright's own download does not
+# work offline). Installed once; needs root or sudo.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "== installing Debian's chromium for the browser tests"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -q && apt-get install -y -q --no-install-recommends chromium
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo apt-get update -q && sudo apt-get install -y -q --no-install-recommends chromium
+  else
+    echo "warning: cannot install chromium (not root, no sudo); the browser tests will be skipped" >&2
+  fi
+fi
+
+echo "== installing test dependencies (requirements-dev.txt)"
+"$PYTHON" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+
+echo "== ruff"
+"$PYTHON" -m ruff check .
+"$PYTHON" -m ruff format --check .
+
+echo "== mypy"
+"$PYTHON" -m mypy
+
+echo "== pytest"
+"$PYTHON" -m pytest -q -p no:cacheprovider "$@"
