@@ -59,6 +59,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in PROVIDER_KEY_VARS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("MAE_ADB_AUTOSTART", "0")  # never start a real adb server on 5037
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
 

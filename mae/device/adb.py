@@ -9,6 +9,7 @@ phone in ``adb_devices``. The adb command issued for each operation is listed in
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import math
 import time
@@ -357,8 +358,9 @@ def best_label(elements: list[Element], name: str) -> Element | None:
     return best[1] if best else None
 
 
+@functools.cache
 def default_text_finder() -> TextFinder | None:
-    """OCR with rapidocr (loaded on first use), or ``None`` when it is not installed."""
+    """OCR with rapidocr (loaded once, on first use), or ``None`` when it is not installed."""
     try:
         from rapidocr_onnxruntime import RapidOCR
     except ImportError:

@@ -178,7 +178,7 @@ def find_app(apps: list[LauncherApp], name: str) -> LauncherApp | None:
 
     Returns ``None`` when nothing fits. Raises ``ActionError`` when several apps fit equally well.
     """
-    wanted = name.strip()
+    wanted = re.sub(r"\s+app$", "", name.strip(), flags=re.IGNORECASE) or name.strip()
     by_package = {app.package: app for app in apps}
     if wanted in by_package:
         return by_package[wanted]

@@ -206,6 +206,7 @@ def test_foreground_app_query(replay: Replay, clock: FakeClock) -> None:
         ("Lemon8", "com.bd.nproject/com.bytedance.nproject.app.MainActivity"),
         ("Wikipedia", "org.wikipedia/.main.MainActivity"),
         ("com.walmart.android", "com.walmart.android/.app.main.MainActivity"),
+        ("Walmart app", "com.walmart.android/.app.main.MainActivity"),
         ("YouTube", "com.google.android.youtube/com.google.android.youtube.app.honeycomb.Shell$HomeActivity"),
         (
             "Music",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 from mae.errors import DeviceError
 
@@ -41,6 +41,24 @@ def text_length(text: str, px: int) -> float:
     return font(px).getlength(text)
 
 
+@lru_cache(maxsize=2048)
+def text_mask(text: str, px: int, anchor: str, stroke: int) -> tuple[Image.Image, int, int]:
+    """Rendered coverage mask of ``text`` and its offset from the anchor point (cached: glyph
+    rasterisation is the most expensive part of painting a screen)."""
+    left, top, right, bottom = text_bbox(text, px, anchor, stroke)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text(
+        (-left, -top), text, font=font(px), fill=255, anchor=anchor, stroke_width=stroke, stroke_fill=255
+    )
+    return mask, left, top
+
+
+@lru_cache(maxsize=256)
+def rgb(colour: str) -> tuple[int, int, int]:
+    red, green, blue = ImageColor.getrgb(colour)[:3]
+    return red, green, blue
+
+
 def paint(width: int, height: int, background: str, ops: list[Op]) -> Image.Image:
     """Render a display list onto a fresh RGB image."""
     image = Image.new("RGB", (width, height), background)
@@ -54,10 +72,9 @@ def paint(width: int, height: int, background: str, ops: list[Op]) -> Image.Imag
             else:
                 draw.rectangle(box, fill=fill, outline=outline, width=line_width)
         elif kind == "text":
-            _, xy, text, px, fill, anchor, stroke = op
-            draw.text(
-                xy, text, font=font(px), fill=fill, anchor=anchor, stroke_width=stroke, stroke_fill=fill
-            )
+            _, (x, y), text, px, fill, anchor, stroke = op
+            mask, left, top = text_mask(text, px, anchor, stroke)
+            image.paste(rgb(fill), (x + left, y + top, x + left + mask.width, y + top + mask.height), mask)
         elif kind == "ellipse":
             _, box, fill, outline, line_width = op
             draw.ellipse(box, fill=fill, outline=outline, width=line_width)

@@ -1,0 +1,1 @@
+"""Memory: the working memory of a task and the long-term store of Tips and Shortcuts."""
