@@ -283,6 +283,8 @@ def _literal_fits(cls: type[AtomicAction], op_arg: str, value: Any) -> bool:
     try:
         field_type = cls.model_fields[op_arg].annotation
         if field_type is int:
+            if isinstance(value, str):  # the paper's Shortcuts quote literal coordinates: "929"
+                return re.fullmatch(r"\s*-?\d+\s*", value) is not None
             return isinstance(value, int) and not isinstance(value, bool)
         if field_type is float:
             return isinstance(value, int | float) and not isinstance(value, bool)
@@ -361,6 +363,9 @@ def parse_action_text(text: str) -> ActionCall:
         positional = [ast.literal_eval(a) for a in call.args]
         keywords = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
     except (SyntaxError, ValueError, AssertionError):
+        if name == OpenApp.name and inner and inner[0] not in "'\"=" and "=" not in inner:
+            # the paper writes the app name bare: Open_App(Notes), Open_App(Google Maps)
+            return ActionCall(name=name, arguments={"app_name": inner})
         raise ActionError(f"cannot read the arguments of {name}(...): {inner!r}") from None
     if positional:
         names = atomic_argument_names(name) if name in ATOMIC_ACTIONS else []

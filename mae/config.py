@@ -59,6 +59,29 @@ class LoopSettings(BaseModel):
     settle_timeout_s: float = Field(3.0, ge=0)
 
 
+class EvolutionSettings(BaseModel):
+    """Long-term memory: self-evolution after tasks, Shortcut safety, and retrieval (docs/memory.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    evolve: bool = Field(default=True, description="run the Experience Reflectors after every task")
+    precondition: Literal["operator", "verify", "off"] = Field(
+        default="operator", description="how a Shortcut's precondition is checked before it runs"
+    )
+    flag_after_failures: int = Field(
+        default=2, ge=1, description="consecutive failures before a Shortcut is flagged"
+    )
+    withhold_after_failures: int = Field(
+        default=3, ge=1, description="consecutive failures before it is withheld"
+    )
+    retrieve_tips_over: int = Field(
+        default=25, ge=0, description="select relevant Tips above this many; 0 = never"
+    )
+    retrieve_shortcuts_over: int = Field(
+        default=10, ge=0, description="select relevant Shortcuts above this; 0 = never"
+    )
+
+
 class Settings(BaseModel):
     """Everything a run needs besides the task."""
 
@@ -74,6 +97,7 @@ class Settings(BaseModel):
     memory_dir: Path = Field(default_factory=lambda: Path(user_data_dir("mae")) / "memory")
     perception: PerceptionSettings = Field(default_factory=PerceptionSettings)
     loop: LoopSettings = Field(default_factory=LoopSettings)
+    evolution: EvolutionSettings = Field(default_factory=EvolutionSettings)
 
     def profile_for(self, role: str) -> ModelProfile:
         """The model profile an agent role uses: its override, else the global backbone."""
@@ -117,6 +141,8 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",
+    "MAE_EVOLVE": "evolution.evolve",
+    "MAE_PRECONDITION": "evolution.precondition",
 }
 """Environment variables and the setting each one sets. Per-role: ``MAE_<ROLE>_MODEL`` etc."""
 

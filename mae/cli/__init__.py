@@ -17,6 +17,9 @@ from mae.errors import MaeError
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "mae.cli.config_cmd",
     "mae.cli.device_cmd",
+    "mae.cli.memory_cmd",
+    "mae.cli.models_cmd",
+    "mae.cli.run_cmd",
 )
 
 

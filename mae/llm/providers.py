@@ -21,8 +21,10 @@ AGENT_ROLES: tuple[str, ...] = (
     "notetaker",
     "experience",
     "captioner",
+    "verifier",
 )
-"""Roles that can each use their own model (the Experience Reflectors and Retrievers share one)."""
+"""Roles that can each use their own model (the Experience Reflectors and Retrievers share one;
+``verifier`` checks a Shortcut's precondition when ``evolution.precondition`` is ``verify``)."""
 
 
 class ModelProfile(BaseModel):

@@ -27,12 +27,12 @@ class ActionRecord(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     text: str = Field(description="the action as one line, e.g. Tap(540, 1200)")
     description: str = ""
-    shortcut: str | None = Field(None, description="Shortcut name when the action called one")
-    atomic_steps: list[str] = Field(default_factory=list, description="atomic operations run, in screen pixels")
-    executed: bool = Field(True, description="False when the action was invalid or refused and never ran")
-    completed_steps: int = Field(0, description="atomic operations that ran to completion")
+    shortcut: str | None = Field(default=None, description="Shortcut name when the action called one")
+    atomic_steps: list[str] = Field(default_factory=list, description="atomic operations, screen pixels")
+    executed: bool = Field(default=True, description="False when invalid/refused, never ran")
+    completed_steps: int = Field(default=0, description="atomic operations that ran to completion")
     outcome: Outcome = "C"
-    error: str | None = Field(None, description="why it failed (reflector's description or the validation error)")
+    error: str | None = Field(default=None, description="why it failed (reflector or validation feedback)")
 
     @property
     def failed(self) -> bool:
@@ -58,7 +58,8 @@ class ErrorRecord(BaseModel):
     description: str
 
     def summary(self) -> str:
-        return f"Step {self.step}: {self.action} -> {OUTCOME_MEANING[self.outcome]}. {self.description}".strip()
+        meaning = OUTCOME_MEANING[self.outcome]
+        return f"Step {self.step}: {self.action} -> {meaning}. {self.description}".strip()
 
 
 class WorkingMemory(BaseModel):
@@ -69,7 +70,7 @@ class WorkingMemory(BaseModel):
     subgoal: str = ""
     progress: str = "No progress yet."
     notes: str = ""
-    error_flag: bool = Field(False, description="W_EF: raised after k consecutive failures")
+    error_flag: bool = Field(default=False, description="W_EF: raised after k consecutive failures")
     finished: bool = False
     actions: list[ActionRecord] = Field(default_factory=list)
     errors: list[ErrorRecord] = Field(default_factory=list)

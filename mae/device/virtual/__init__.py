@@ -7,5 +7,6 @@ tasks that run on it. See ``docs/virtual-phone.md``.
 from __future__ import annotations
 
 from mae.device.virtual.phone import VirtualPhone
+from mae.device.virtual.tasks import Check, GradeResult, VirtualTask, load_task_suite
 
-__all__ = ["VirtualPhone"]
+__all__ = ["Check", "GradeResult", "VirtualPhone", "VirtualTask", "load_task_suite"]

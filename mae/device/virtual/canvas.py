@@ -238,7 +238,6 @@ class Canvas:
         color: str = theme.TEXT,
         anchor: str = "la",
         bold: bool = False,
-        record: bool = True,
     ) -> DBox:
         """Draw one line of text; return its ink box in design units (in the caller's coordinates)."""
         px = self._font_px(size)
@@ -250,9 +249,8 @@ class Canvas:
         if bucket is None or not text.strip():
             return dbox
         bucket.ops.append(("text", (ax, ay), text, px, color, anchor, stroke))
-        if record:
-            box = (ax + left, ay + top, ax + right, ay + bottom)
-            bucket.elements.append(Element(kind="text", text=text, box=box, source="virtual"))
+        box = (ax + left, ay + top, ax + right, ay + bottom)
+        bucket.elements.append(Element(kind="text", text=text, box=box, source="virtual"))
         return dbox
 
     def wrap(self, text: str, size: float, max_width: float, max_lines: int = 0) -> list[str]:

@@ -262,9 +262,12 @@ def load_content(data_dir: Path | None = None) -> Content:
 # ---------------------------------------------------------------------------------------- searching
 
 STOPWORDS = frozenset(
-    "a an the in on at near nearby me my for of and or to with best top find show good cheap cheapest "
-    "under over is are around close il ca ny please some any".split()
-)
+    {
+        "a", "an", "the", "in", "on", "at", "near", "nearby", "me", "my", "for", "of", "and", "or", "to",
+        "with", "best", "top", "find", "show", "good", "cheap", "cheapest", "under", "over", "is", "are",
+        "around", "close", "il", "ca", "ny", "please", "some", "any",
+    }
+)  # fmt: skip
 
 
 def stem(word: str) -> str:

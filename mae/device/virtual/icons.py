@@ -330,8 +330,9 @@ def _nav_recents(c: Canvas, cx: float, cy: float, r: float, col: str) -> None:
 
 GLYPHS: dict[str, Glyph] = {
     "search": _search, "mic": _mic, "back": _back_arrow, "close": _close, "plus": _plus, "check": _check,
-    "star": _star, "heart": _heart, "repost": _repost, "reply": _reply, "share": _share, "bookmark": _bookmark,
-    "more": _more, "menu": _menu, "cart": _cart, "pin": _pin, "directions": _directions, "phone": _phone,
+    "star": _star, "heart": _heart, "repost": _repost, "reply": _reply, "share": _share,
+    "bookmark": _bookmark, "more": _more, "menu": _menu, "cart": _cart, "pin": _pin,
+    "directions": _directions, "phone": _phone,
     "globe": _globe, "clock": _clock, "gear": _gear, "person": _person, "bell": _bell, "mail": _mail,
     "car": _car, "walk": _walk, "bus": _bus, "chevron": _chevron, "shift": _shift, "backspace": _backspace,
     "enter": _enter, "note": _note, "nav_back": _nav_back, "nav_home": _nav_home, "nav_recents": _nav_recents,

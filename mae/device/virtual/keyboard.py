@@ -32,8 +32,14 @@ class KeyHandler:
         raise NotImplementedError
 
 
-def _key(c: Canvas, box: tuple[float, float, float, float], label: str, action: Callable[[], object],
-         special: bool = False, glyph: str = "") -> None:  # fmt: skip
+def _key(
+    c: Canvas,
+    box: tuple[float, float, float, float],
+    label: str,
+    action: Callable[[], object],
+    special: bool = False,
+    glyph: str = "",
+) -> None:
     left, top, right, bottom = box
     c.rect(box, theme.KEY_SPECIAL if special else theme.KEY_BG, radius=18)
     cx, cy = (left + right) / 2, (top + bottom) / 2

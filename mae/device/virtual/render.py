@@ -32,7 +32,8 @@ def font(px: int) -> ImageFont.FreeTypeFont:
 @lru_cache(maxsize=8192)
 def text_bbox(text: str, px: int, anchor: str, stroke: int) -> tuple[int, int, int, int]:
     """Ink box of ``text`` relative to its anchor point, in pixels."""
-    return font(px).getbbox(text, anchor=anchor, stroke_width=stroke)
+    left, top, right, bottom = font(px).getbbox(text, anchor=anchor, stroke_width=stroke)
+    return int(left), int(top), int(right), int(bottom)
 
 
 @lru_cache(maxsize=8192)

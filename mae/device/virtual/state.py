@@ -11,7 +11,9 @@ class Note(BaseModel):
     id: int
     title: str = ""
     body: str = ""
-    seeded: bool = Field(False, description="came with the phone's content (not written during the task)")
+    seeded: bool = Field(
+        default=False, description="came with the phone's content (not written during the task)"
+    )
 
     @property
     def text(self) -> str:
@@ -61,7 +63,7 @@ class PhoneState(BaseModel):
 
     app: str = Field(description="label of the app in front; '' on the home screen or app switcher")
     screen: str
-    item: str = Field("", description="id of what the screen shows (place, product, paper, query...)")
+    item: str = Field(default="", description="id of what the screen shows (place, product, paper, query...)")
     keyboard: bool
     notes: list[Note]
     carts: dict[str, list[CartItem]]

@@ -211,8 +211,14 @@ class BrowserApp(App):
         bar = self._address_bar(c, screen, top)
         self._logo(c, c.dw / 2, bar + 240, "Scholar", 110)
         widgets.text_field(c, self.host, screen.fields["q"], (60, bar + 380, c.dw - 60, bar + 510))
-        c.text(c.dw / 2, bar + 620, "Stand on the shoulders of giants", size=theme.BODY, color=theme.TEXT_2,
-               anchor="mm")  # fmt: skip
+        c.text(
+            c.dw / 2,
+            bar + 620,
+            "Stand on the shoulders of giants",
+            size=theme.BODY,
+            color=theme.TEXT_2,
+            anchor="mm",
+        )
 
     def screen_scholar_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         bar = self._address_bar(c, screen, top)

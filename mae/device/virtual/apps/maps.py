@@ -11,6 +11,8 @@ from mae.device.virtual.state import Route
 
 CHIPS = ("Restaurants", "Coffee", "Hotels", "Bakeries")
 RESULT_H = 410.0
+STAR_GAP = 70.0
+"""Space around rating stars, wide enough that OCR does not read the stars as part of the numbers."""
 
 
 def minutes_text(minutes: int) -> str:
@@ -75,10 +77,13 @@ class MapsApp(App):
             self.stack.pop()
         self.push(Screen("directions", item=place_id, data={"mode": mode}))
         self.host.route = Route(
-            place_id=place.id, destination=place.name, mode=mode, minutes=mode_minutes(place, mode),
+            place_id=place.id,
+            destination=place.name,
+            mode=mode,
+            minutes=mode_minutes(place, mode),
             miles=place.distance_mi,
-        )  # fmt: skip
-        self.event("directions", f"{place_id}:{mode}")
+        )
+        self.event("directions", place_id)
 
     def toggle_save(self, place_id: str) -> None:
         saved = self.screen.data.setdefault("saved", False)
@@ -116,9 +121,9 @@ class MapsApp(App):
     # ---------------------------------------------------------------- results
     def _rating_row(self, c: Canvas, x: float, y: float, place: Place) -> None:
         ink = c.text(x, y, f"{place.rating:.1f}", size=theme.BODY, anchor="lm")
-        right = icons.stars(c, ink[2] + 20, y, place.rating)
+        right = icons.stars(c, ink[2] + STAR_GAP, y, place.rating)
         c.text(
-            right + 20,
+            right + STAR_GAP,
             y,
             f"({fmt_count(place.reviews_count)})",
             size=theme.BODY,
@@ -146,9 +151,12 @@ class MapsApp(App):
                     c.text(48, y + 200, detail, size=theme.BODY, color=theme.TEXT_2, anchor="lm")
                     c.text(48, y + 262, place.status, size=theme.BODY, color=theme.GREEN_TEXT, anchor="lm")
                     widgets.button(
-                        c, (48, y + 300, 388, y + 385), "Directions", lambda p=place.id: self.directions(p),  # type: ignore[misc]
+                        c,
+                        (48, y + 300, 388, y + 385),
+                        "Directions",
+                        lambda p=place.id: self.directions(p),  # type: ignore[misc]
                         glyph="directions",
-                    )  # fmt: skip
+                    )
                     widgets.divider(c, y + RESULT_H - 2)
                     c.mark_seen(f"maps:result:{place.id}")
                 y += RESULT_H
@@ -277,8 +285,14 @@ class MapsApp(App):
         mapdraw.route(c, map_box, (place.x, place.y))
         c.rect((0, sheet, c.dw, bottom), theme.WHITE)
         minutes = mode_minutes(place, mode)
-        c.text(48, sheet + 80, f"{minutes_text(minutes)} ({place.distance_mi:g} mi)", size=theme.TITLE, bold=True,
-               anchor="lm")  # fmt: skip
+        c.text(
+            48,
+            sheet + 80,
+            f"{minutes_text(minutes)} ({place.distance_mi:g} mi)",
+            size=theme.TITLE,
+            bold=True,
+            anchor="lm",
+        )
         c.text(
             48,
             sheet + 160,
@@ -287,6 +301,11 @@ class MapsApp(App):
             color=theme.TEXT_2,
             anchor="lm",
         )
-        widgets.button(c, (48, sheet + 230, 348, sheet + 340), "Start", lambda: self.event("start_navigation", place.id),
-                       glyph="directions")  # fmt: skip
+        widgets.button(
+            c,
+            (48, sheet + 230, 348, sheet + 340),
+            "Start",
+            lambda: self.event("start_navigation", place.id),
+            glyph="directions",
+        )
         c.mark_seen(f"maps:route:{place.id}")

@@ -9,6 +9,8 @@ from mae.device.virtual.canvas import Canvas
 from mae.device.virtual.state import Note
 
 FAB = 168.0
+BODY_X = 106.0
+"""Left edge of the note text, aligned with the title field's text."""
 
 
 class NotesApp(App):
@@ -25,7 +27,8 @@ class NotesApp(App):
     def screen_list(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         bar = widgets.app_bar(c, top, "Notes", bg=self.background, size=theme.HEADLINE)
         notes = sorted(self.host.notes, key=lambda n: -n.id)
-        with c.scroll_view(screen, bar, bottom) as view:
+        list_bottom = bottom - FAB - 80  # the list stops above the new-note button, never under it
+        with c.scroll_view(screen, bar, list_bottom) as view:
             y = 20.0
             if not notes:
                 with view.row(y, 200):
@@ -47,7 +50,7 @@ class NotesApp(App):
                         ty += 56
                     c.tap(box, lambda n=note: self.open_note(str(n.id)), note.title or "note")  # type: ignore[misc]
                 y += height
-            view.end(y + FAB + 80)
+            view.end(y)
         cx, cy = c.dw - 150, bottom - 150
         c.rect((cx - FAB / 2, cy - FAB / 2, cx + FAB / 2, cy + FAB / 2), "#FFE08A", radius=48)
         icons.icon(c, "plus", cx, cy, 72, theme.TEXT, "new note")
@@ -63,8 +66,8 @@ class NotesApp(App):
         screen.fields["title"] = TextField("title", "Title", value=note.title if note else "")
         screen.fields["body"] = TextField("body", "Note", value=note.body if note else "", multiline=True)
         for field in screen.fields.values():
-            field.on_change = lambda _value, s=screen: self._save(s)  # type: ignore[misc]
-        screen.fields["title"].on_submit = lambda _value, s=screen: self.host.focus(s.fields["body"])  # type: ignore[misc]
+            field.on_change = lambda _value: self._save(screen)
+        screen.fields["title"].on_submit = lambda _value: self.host.focus(screen.fields["body"])
         self.push(screen)
         if note is not None:
             self.event("open_note", note_id)
@@ -92,7 +95,7 @@ class NotesApp(App):
         widgets.text_field(c, self.host, title, title_box, glyph=None, size=theme.TITLE, bg=self.background)
         body_top = bar + 150
         size = theme.BODY
-        lines = c.wrap(body.value, size, c.dw - 160) if body.value else []
+        lines = c.wrap(body.value, size, c.dw - BODY_X - 80) if body.value else []
         line_h = 60.0
         content = 40 + line_h * max(1, len(lines)) + 40
         viewport = bottom - body_top
@@ -102,17 +105,17 @@ class NotesApp(App):
             y = 40.0
             if not lines:
                 with view.row(y - 20, line_h + 20):
-                    c.text(80, y, "Note", size=size, color=theme.TEXT_2)
-                    end = (80.0, y)
+                    c.text(BODY_X, y, "Note", size=size, color=theme.TEXT_2)
+                    end = (BODY_X, y)
             for line in lines:
                 with view.row(y - 20, line_h + 20):
-                    ink = c.text(80, y, line, size=size)
-                end = (ink[2] if line.strip() else 80.0, y)
+                    ink = c.text(BODY_X, y, line, size=size)
+                end = (ink[2] if line.strip() else BODY_X, y)
                 y += line_h
             if focused is body:
                 cursor_y = end[1] if lines else 40.0
                 with view.row(cursor_y - 20, line_h + 20):
-                    x = end[0] if lines and lines[-1].strip() else 80.0
+                    x = end[0] if lines and lines[-1].strip() else BODY_X
                     c.rect((x + 4, cursor_y - 4, x + 8, cursor_y + 50), theme.ACCENT)
             view.end(content)
         c.tap((0, body_top, c.dw, bottom), lambda: self.host.focus(body), "note body")

@@ -11,6 +11,7 @@ from mae.device.virtual.content import Product, Store, fmt_count, fmt_price, mat
 from mae.device.virtual.state import CartItem
 
 ROW_H = 420.0
+STAR_GAP = 70.0
 
 
 class ShopApp(App):
@@ -99,15 +100,27 @@ class ShopApp(App):
 
     def _rating(self, c: Canvas, x: float, y: float, product: Product, size: float = 32) -> None:
         ink = c.text(x, y, f"{product.rating:.1f}", size=theme.SMALL, anchor="lm")
-        right = icons.stars(c, ink[2] + 16, y, product.rating, size=size)
-        c.text(right + 16, y, f"({fmt_count(product.ratings_count)})", size=theme.SMALL, color=theme.TEXT_2,
-               anchor="lm")  # fmt: skip
+        right = icons.stars(c, ink[2] + STAR_GAP, y, product.rating, size=size)
+        c.text(
+            right + STAR_GAP,
+            y,
+            f"({fmt_count(product.ratings_count)})",
+            size=theme.SMALL,
+            color=theme.TEXT_2,
+            anchor="lm",
+        )
 
     def _price(self, c: Canvas, x: float, y: float, product: Product, size: float = theme.LARGE) -> float:
         ink = c.text(x, y, fmt_price(product.price), size=size, bold=True, anchor="lm")
         if product.was_price is not None:
-            c.text(ink[2] + 40, y, f"Was {fmt_price(product.was_price)}", size=theme.SMALL, color=theme.TEXT_2,
-                   anchor="lm")  # fmt: skip
+            c.text(
+                ink[2] + 40,
+                y,
+                f"Was {fmt_price(product.was_price)}",
+                size=theme.SMALL,
+                color=theme.TEXT_2,
+                anchor="lm",
+            )
         return ink[2]
 
     def _badge(self, c: Canvas, x: float, y: float, label: str) -> None:
@@ -165,8 +178,14 @@ class ShopApp(App):
 
     def screen_product(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         product = self.product(screen.item)
-        bar = widgets.app_bar(c, top, self.store.name, back=self.back, actions=[("cart", "cart", self.open_cart)],
-                              bg=self.store.header)  # fmt: skip
+        bar = widgets.app_bar(
+            c,
+            top,
+            self.store.name,
+            back=self.back,
+            actions=[("cart", "cart", self.open_cart)],
+            bg=self.store.header,
+        )
         with c.scroll_view(screen, bar, bottom) as view:
             with view.row(0, 560):
                 self._picture(c, (48, 30, c.dw - 48, 530), product)
@@ -190,14 +209,25 @@ class ShopApp(App):
                 c.text(48, y + 40, "In stock", size=theme.BODY, color=theme.GREEN_TEXT, anchor="lm")
             y += 90
             with view.row(y, 140):
-                widgets.button(c, (48, y + 10, c.dw - 48, y + 130), "Add to cart",
-                               lambda: self.add_to_cart(product.id), glyph="cart")  # fmt: skip
+                widgets.button(
+                    c,
+                    (48, y + 10, c.dw - 48, y + 130),
+                    "Add to cart",
+                    lambda: self.add_to_cart(product.id),
+                    glyph="cart",
+                )
             y += 150
             in_cart = sum(i.quantity for i in self.cart if i.product_id == product.id)
             if in_cart:
                 with view.row(y, 80):
-                    c.text(48, y + 40, f"Added to cart ({in_cart})", size=theme.BODY, color=theme.GREEN_TEXT,
-                           anchor="lm")  # fmt: skip
+                    c.text(
+                        48,
+                        y + 40,
+                        f"Added to cart ({in_cart})",
+                        size=theme.BODY,
+                        color=theme.GREEN_TEXT,
+                        anchor="lm",
+                    )
                 y += 80
             y = self._section(c, view, y, "About this item")
             for bullet in product.about:
@@ -240,8 +270,14 @@ class ShopApp(App):
             total = sum(i.price * i.quantity for i in items)
             with view.row(0, 130):
                 noun = "item" if count == 1 else "items"
-                c.text(48, 65, f"Subtotal ({count} {noun}): {fmt_price(total)}", size=theme.LARGE, bold=True,
-                       anchor="lm")  # fmt: skip
+                c.text(
+                    48,
+                    65,
+                    f"Subtotal ({count} {noun}): {fmt_price(total)}",
+                    size=theme.LARGE,
+                    bold=True,
+                    anchor="lm",
+                )
             y = 130.0
             if not items:
                 with view.row(y, 120):
@@ -260,8 +296,11 @@ class ShopApp(App):
                     ink = c.text(
                         c.dw - 48, ty + 20, "Delete", size=theme.BODY, color=theme.ACCENT, anchor="rm"
                     )
-                    c.tap((ink[0] - 30, ty - 30, c.dw, ty + 70), lambda p=item.product_id: self.remove_from_cart(p),  # type: ignore[misc]
-                          "Delete")  # fmt: skip
+                    c.tap(
+                        (ink[0] - 30, ty - 30, c.dw, ty + 70),
+                        lambda p=item.product_id: self.remove_from_cart(p),  # type: ignore[misc]
+                        "Delete",
+                    )
                     widgets.divider(c, y + height - 2)
                 y += height
             view.end(y)

@@ -9,8 +9,12 @@ from mae.device.virtual.canvas import Canvas, ScrollView
 from mae.device.virtual.content import Post, fmt_short, match_score
 
 TAB_H = 150.0
-TABS = (("home", "home", "search"), ("explore", "search", "search"), ("notifications", "bell", "bell"),
-        ("messages", "mail", "mail"))  # fmt: skip
+TABS = (
+    ("home", "home", "search"),
+    ("explore", "search", "search"),
+    ("notifications", "bell", "bell"),
+    ("messages", "mail", "mail"),
+)
 
 
 class SocialApp(App):
@@ -99,7 +103,7 @@ class SocialApp(App):
             ):
                 x = 180 + index * 270
                 icons.icon(c, glyph_name, x + 25, ty + 30, 48, theme.TEXT_2, glyph_name)
-                c.text(x + 70, ty + 30, fmt_short(value), size=theme.SMALL, color=theme.TEXT_2, anchor="lm")
+                c.text(x + 100, ty + 30, fmt_short(value), size=theme.SMALL, color=theme.TEXT_2, anchor="lm")
             widgets.divider(c, y + height - 2)
             c.mark_seen(f"x:post:{post.id}")
         return y + height
@@ -111,8 +115,15 @@ class SocialApp(App):
         icons.app_icon(c, self.spec.icon, c.dw / 2, top + 75, 96, "X logo")
         for index, label in enumerate(("For you", "Following")):
             cx = c.dw * (index * 2 + 1) / 4
-            c.text(cx, top + 200, label, size=theme.BODY, bold=index == 0, anchor="mm",
-                   color=theme.TEXT if index == 0 else theme.TEXT_2)  # fmt: skip
+            c.text(
+                cx,
+                top + 200,
+                label,
+                size=theme.BODY,
+                bold=index == 0,
+                anchor="mm",
+                color=theme.TEXT if index == 0 else theme.TEXT_2,
+            )
             if index == 0:
                 c.rect((cx - 90, top + 248, cx + 90, top + 258), theme.ACCENT, radius=4)
         widgets.divider(c, top + 258)
@@ -154,8 +165,15 @@ class SocialApp(App):
         widgets.text_field(c, self.host, screen.fields["q"], (160, top + 25, c.dw - 48, top + 145))
         for index, label in enumerate(("Top", "Latest", "People", "Media")):
             cx = c.dw * (index + 0.5) / 4
-            c.text(cx, top + 215, label, size=theme.BODY, bold=index == 0, anchor="mm",
-                   color=theme.TEXT if index == 0 else theme.TEXT_2)  # fmt: skip
+            c.text(
+                cx,
+                top + 215,
+                label,
+                size=theme.BODY,
+                bold=index == 0,
+                anchor="mm",
+                color=theme.TEXT if index == 0 else theme.TEXT_2,
+            )
         c.rect((c.dw / 8 - 60, top + 262, c.dw / 8 + 60, top + 270), theme.ACCENT, radius=4)
         widgets.divider(c, top + 270)
         tabs = self._tabs(c, bottom)
@@ -175,8 +193,14 @@ class SocialApp(App):
         with c.scroll_view(screen, bar, bottom) as view:
             y = self._post_row(c, view, 0.0, post, full=True)
             with view.row(y, 100):
-                c.text(48, y + 50, f"{post.time} ago - May 14, 2024", size=theme.SMALL, color=theme.TEXT_2,
-                       anchor="lm")  # fmt: skip
+                c.text(
+                    48,
+                    y + 50,
+                    f"{post.time} ago - May 14, 2024",
+                    size=theme.SMALL,
+                    color=theme.TEXT_2,
+                    anchor="lm",
+                )
             y += 100
             with view.row(y, 100):
                 ink = c.text(48, y + 50, f"{post.reposts:,} Reposts", size=theme.BODY, anchor="lm")

@@ -1,0 +1,167 @@
+"""What every agent call shares: screens encoded once per model, and one corrective retry.
+
+``ask`` sends a rendered prompt with images to a role's model, parses the reply, and when the reply is
+unusable appends it as an assistant turn plus a user turn saying what was wrong, once. Provider
+failures (``ModelError``) propagate; model mistakes come back as ``AgentResult.problem``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from PIL import Image
+from pydantic import BaseModel
+
+from mae.agents.parsing import ProblemKind, ReplyProblem
+from mae.llm.client import ChatClient, Message
+from mae.llm.coordinates import CoordinateMapper
+from mae.llm.images import EncodedImage
+from mae.perception.elements import Perception
+
+T = TypeVar("T", bound=BaseModel)
+
+CORRECTION = (
+    "Your previous reply could not be used: {problem}.\n"
+    "Answer again, following the required output format exactly."
+)
+
+
+class Screen:
+    """One screenshot and its perception (W_V), with the image encoded at most once per model policy."""
+
+    def __init__(self, image: Image.Image, perception: Perception) -> None:
+        self.image = image
+        self.perception = perception
+        self._encoded: dict[str, EncodedImage] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.image.size
+
+    def encoded(self, client: ChatClient, role: str) -> EncodedImage:
+        """The image as ``role``'s model receives it (cached per image policy)."""
+        key = client.profile(role).image.model_dump_json()
+        with self._lock:
+            cached = self._encoded.get(key)
+        if cached is None:
+            cached = client.encode(role, self.image)
+            with self._lock:
+                self._encoded[key] = cached
+        return cached
+
+    def mapper(self, client: ChatClient, role: str) -> CoordinateMapper:
+        """Screen <-> model coordinates: identity unless the model answers in image pixels."""
+        if client.profile(role).coordinate_space != "image":
+            return CoordinateMapper.identity(self.size)
+        return CoordinateMapper(self.size, self.encoded(client, role).size)
+
+    def describe(self, client: ChatClient, role: str) -> str:
+        """W_V as prompt lines, coordinates in the space ``role``'s model answers in."""
+        mapper = self.mapper(client, role)
+        lines = []
+        for element in self.perception.elements:
+            x, y = mapper.to_model(*element.center)
+            lines.append(f"{element.text or 'icon'}; coordinates: [{x}, {y}]")
+        return "\n".join(lines) if lines else "(nothing was recognised on this screen)"
+
+
+@dataclass
+class AgentTurn:
+    """One model call of an agent, as the trajectory records it."""
+
+    agent: str
+    attempt: int
+    prompt: str
+    raw: str
+    parsed: dict[str, Any] | None
+    problem: str | None
+    model: str
+    latency_s: float
+    input_tokens: int
+    output_tokens: int
+    images: int
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class AgentResult(Generic[T]):
+    """A parsed reply (``value``), or the last problem when even the corrected reply was unusable."""
+
+    agent: str
+    value: T | None
+    turns: list[AgentTurn] = field(default_factory=list)
+    problem: str | None = None
+    problem_kind: ProblemKind | None = None
+
+    @property
+    def raw(self) -> str:
+        return self.turns[-1].raw if self.turns else ""
+
+    @property
+    def seconds(self) -> float:
+        return sum(t.latency_s for t in self.turns)
+
+    @property
+    def tokens(self) -> dict[str, int]:
+        return {
+            "input": sum(t.input_tokens for t in self.turns),
+            "output": sum(t.output_tokens for t in self.turns),
+        }
+
+
+TurnListener = Callable[[AgentTurn], None]
+
+
+def ask(
+    client: ChatClient,
+    role: str,
+    prompt: str,
+    images: Sequence[EncodedImage],
+    parse: Callable[[str], T],
+    *,
+    agent: str | None = None,
+    corrective_retries: int = 1,
+    on_turn: TurnListener | None = None,
+) -> AgentResult[T]:
+    """Ask ``role``'s model, parse its reply, and correct an unusable reply up to ``corrective_retries``."""
+    name = agent or role
+    messages = [Message("user", prompt, list(images))]
+    result: AgentResult[T] = AgentResult(agent=name, value=None)
+    sent = prompt
+    for attempt in range(1, corrective_retries + 2):
+        reply = client.complete(role, messages)
+        value: T | None = None
+        problem: ReplyProblem | None = None
+        try:
+            value = parse(reply.text)
+        except ReplyProblem as exc:
+            problem = exc
+        turn = AgentTurn(
+            agent=name,
+            attempt=attempt,
+            prompt=sent,
+            raw=reply.text,
+            parsed=value.model_dump(mode="json") if value is not None else None,
+            problem=problem.message if problem else None,
+            model=reply.record.model,
+            latency_s=reply.record.latency_s,
+            input_tokens=reply.record.input_tokens,
+            output_tokens=reply.record.output_tokens,
+            images=reply.record.images,
+        )
+        result.turns.append(turn)
+        if on_turn is not None:
+            on_turn(turn)
+        if problem is None:
+            result.value, result.problem, result.problem_kind = value, None, None
+            return result
+        result.problem, result.problem_kind = problem.message, problem.kind
+        sent = CORRECTION.format(problem=problem.message)
+        messages = [*messages, Message("assistant", reply.text), Message("user", sent)]
+    return result

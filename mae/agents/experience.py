@@ -1,0 +1,445 @@
+"""The two Experience Reflectors (paper §2.2): after every task, update the Tips and propose Shortcuts.
+
+``reflect_on_task`` runs both reflectors on a finished task (whatever its exit), with the remaining
+tasks' instructions when a task list is known, and stores the outcome in one new memory version:
+the task's Shortcut usage, the updated Tips, and every proposed Shortcut that passes validation.
+Refused proposals are recorded with their reason; a reflector that fails (model error, reply still
+unusable after the corrective retry) is recorded too, and the memory it would have changed is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from mae.actions import describe_atomic_actions
+from mae.agents.base import AgentResult, TurnListener, ask
+from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.prompting import render_prompt
+from mae.llm.client import ChatClient
+from mae.llm.errors import ModelError
+from mae.memory.longterm import Change, MemoryState, MemoryStore, UsagePolicy
+from mae.memory.shortcuts import (
+    Rejection,
+    check_shortcut,
+    same_definition,
+    shortcut_entries,
+    shortcut_to_json,
+)
+from mae.memory.tips import normalize_tips, split_tips
+from mae.memory.usage import apply_usage, failure_report
+from mae.memory.working import WorkingMemory
+from mae.results import TaskResult
+
+ROLE = "experience"
+AUTHOR = "experience reflector"
+SOURCE = "Shortcuts reflector"
+
+log = logging.getLogger(__name__)
+
+
+class TaskExperience(BaseModel):
+    """What the reflectors learn from: the task, how it ended, and its final working memory."""
+
+    instruction: str
+    exit_reason: str
+    finished: bool
+    message: str = ""
+    memory: WorkingMemory
+
+    @classmethod
+    def from_result(cls, result: TaskResult) -> TaskExperience:
+        return cls(
+            instruction=result.instruction,
+            exit_reason=result.exit_reason.value,
+            finished=result.finished,
+            message=result.message,
+            memory=result.memory,
+        )
+
+    def outcome_text(self) -> str:
+        if self.finished:
+            return "The task was completed (the Manager judged everything the user asked for done)."
+        detail = f": {self.message}" if self.message else ""
+        return f"The task did NOT complete. It ended early because of {self.exit_reason}{detail}."
+
+    def history_text(self) -> str:
+        lines = []
+        for action in self.memory.actions:
+            line = f"- Step {action.step}: {action.summary()}"
+            if action.shortcut and action.atomic_steps:
+                line += f" | Shortcut steps: {'; '.join(action.atomic_steps)}"
+            lines.append(line)
+        return "\n".join(lines) or "(no actions were taken)"
+
+    def errors_text(self) -> str:
+        return "\n".join(f"- {e.summary()}" for e in self.memory.errors) or "(no errors)"
+
+
+class TipsReply(BaseModel):
+    """The Tips reflector's reply: the complete updated list."""
+
+    thought: str = ""
+    tips: str
+
+
+class ShortcutsReply(BaseModel):
+    """The Shortcuts reflector's reply: proposed new Shortcuts and revisions, as raw JSON values."""
+
+    thought: str = ""
+    new: list[Any] = Field(default_factory=list)
+    revised: list[Any] = Field(default_factory=list)
+
+
+class ExperienceReport(BaseModel):
+    """What one reflection did to the memory."""
+
+    task: str
+    version: int | None = Field(default=None, description="the memory version written, None if unchanged")
+    tips_updated: bool = False
+    tips_before: int = 0
+    tips_after: int = 0
+    added: list[str] = Field(default_factory=list)
+    revised: list[str] = Field(default_factory=list)
+    rejected: list[Rejection] = Field(default_factory=list)
+    usage: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list, description="reflector failures and skipped updates")
+
+    def summary(self) -> str:
+        """One line for the CLI."""
+        parts = [f"memory version {self.version}" if self.version is not None else "memory unchanged"]
+        if self.tips_updated:
+            parts.append(f"Tips {self.tips_before} -> {self.tips_after}")
+        if self.added:
+            parts.append("new Shortcuts: " + ", ".join(self.added))
+        if self.revised:
+            parts.append("revised: " + ", ".join(self.revised))
+        if self.rejected:
+            parts.append(f"{len(self.rejected)} Shortcut proposal(s) refused")
+        if self.problems:
+            parts.append(f"{len(self.problems)} problem(s)")
+        return "; ".join(parts)
+
+
+def future_tasks_text(future_tasks: Sequence[str] | None) -> str:
+    if not future_tasks:
+        return "(none known)"
+    return "\n".join(f"- {task}" for task in future_tasks)
+
+
+def parse_tips_reply(text: str, current_count: int = 0) -> TipsReply:
+    """Read ``### Updated Tips ###``; refuse an empty list or one that silently drops most tips."""
+    sections = require_sections(text, ["Updated Tips"], optional=("Thought",))
+    tips = normalize_tips(strip_fence(sections["Updated Tips"]))
+    count = len(split_tips(tips))
+    if count == 0:
+        raise ReplyProblem("### Updated Tips ### is empty: give the complete numbered list of Tips")
+    if current_count >= 4 and count < (current_count + 1) // 2:
+        raise ReplyProblem(
+            f"### Updated Tips ### has {count} tips but there were {current_count}: return the complete "
+            "updated list, keeping every existing tip that is still right"
+        )
+    return TipsReply(thought=sections["Thought"], tips=tips)
+
+
+def _json_list(section: str, title: str) -> list[Any]:
+    text = strip_fence(section)
+    if text.strip().rstrip(".").lower() in ("", "none", "null", "n/a", "no", "nothing"):
+        return []
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReplyProblem(
+            f"### {title} ### is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): "
+            "write a JSON list of Shortcut objects, or [] for none"
+        ) from None
+    if data is None:
+        return []
+    try:
+        return [value for _key, value in shortcut_entries(data)]
+    except ValueError:
+        raise ReplyProblem(f"### {title} ### must be a JSON list of Shortcut objects, or []") from None
+
+
+def parse_shortcuts_reply(text: str) -> ShortcutsReply:
+    """Read the two JSON sections (``New Shortcuts`` required, ``Revised Shortcuts`` optional)."""
+    sections = require_sections(text, ["New Shortcuts"], optional=("Thought", "Revised Shortcuts"))
+    return ShortcutsReply(
+        thought=sections["Thought"],
+        new=_json_list(sections["New Shortcuts"], "New Shortcuts"),
+        revised=_json_list(sections["Revised Shortcuts"], "Revised Shortcuts"),
+    )
+
+
+def describe_known_shortcuts(state: MemoryState) -> str:
+    """Existing Shortcuts as JSON lines with their usage, for the Shortcuts reflector."""
+    lines = []
+    for name, shortcut in state.shortcuts.items():
+        usage = state.usage.get(name)
+        counts = (
+            f"used {usage.calls} time(s): {usage.successes} succeeded, {usage.failures} failed"
+            if usage and usage.calls
+            else "not used yet"
+        )
+        lines.append(f"- {json.dumps(shortcut_to_json(shortcut), ensure_ascii=False)}\n  ({counts})")
+    return "\n".join(lines) or "(none)"
+
+
+def reflect_tips(
+    client: ChatClient,
+    experience: TaskExperience,
+    tips: str,
+    *,
+    future_tasks: Sequence[str] | None = None,
+    on_turn: TurnListener | None = None,
+    prompts_dir: Path | None = None,
+) -> AgentResult[TipsReply]:
+    """Ask the Tips reflector for the updated Tips (one corrective retry on an unusable reply)."""
+    memory = experience.memory
+    prompt = render_prompt(
+        "experience_tips",
+        {
+            "instruction": experience.instruction,
+            "outcome": experience.outcome_text(),
+            "plan": memory.plan or "(no plan)",
+            "progress": memory.progress or "(none)",
+            "notes": memory.notes or "(none)",
+            "history": experience.history_text(),
+            "errors": experience.errors_text(),
+            "future_tasks": future_tasks_text(future_tasks),
+            "tips": tips.strip() or "(none yet)",
+        },
+        prompts_dir,
+    )
+    count = len(split_tips(tips))
+    return ask(
+        client,
+        ROLE,
+        prompt,
+        [],
+        lambda text: parse_tips_reply(text, count),
+        agent="experience_tips",
+        on_turn=on_turn,
+    )
+
+
+def reflect_shortcuts(
+    client: ChatClient,
+    experience: TaskExperience,
+    state: MemoryState,
+    policy: UsagePolicy,
+    *,
+    future_tasks: Sequence[str] | None = None,
+    on_turn: TurnListener | None = None,
+    prompts_dir: Path | None = None,
+) -> AgentResult[ShortcutsReply]:
+    """Ask the Shortcuts reflector for new and revised Shortcuts, showing it the failing ones."""
+    memory = experience.memory
+    flagged = failure_report(state, state.flagged(policy), policy)
+    prompt = render_prompt(
+        "experience_shortcuts",
+        {
+            "instruction": experience.instruction,
+            "outcome": experience.outcome_text(),
+            "plan": memory.plan or "(no plan)",
+            "progress": memory.progress or "(none)",
+            "history": experience.history_text(),
+            "errors": experience.errors_text(),
+            "future_tasks": future_tasks_text(future_tasks),
+            "atomic_actions": describe_atomic_actions(),
+            "shortcuts": describe_known_shortcuts(state),
+            "flagged": flagged or "(none: every Shortcut is working)",
+        },
+        prompts_dir,
+    )
+    return ask(client, ROLE, prompt, [], parse_shortcuts_reply, agent="experience_shortcuts", on_turn=on_turn)
+
+
+def _failure(name: str, result: AgentResult[Any] | None, error: Exception | None) -> str:
+    if error is not None:
+        return f"{name} failed ({type(error).__name__}: {error}); the memory it updates was kept"
+    problem = result.problem if result is not None else "no reply"
+    return f"{name} gave no usable reply after the corrective retry ({problem}); the memory was kept"
+
+
+def apply_proposals(
+    state: MemoryState,
+    base: MemoryState,
+    new: Sequence[Any],
+    revised: Sequence[Any],
+    report: ExperienceReport,
+) -> list[str]:
+    """Validate proposals against the latest memory and add the valid ones to ``state`` in place.
+
+    ``base`` is the memory the reflector saw: a revision of a Shortcut someone changed meanwhile is
+    refused rather than silently overwriting that change.
+    """
+    changes: list[str] = []
+    for value in new:
+        checked = check_shortcut(value, source=SOURCE)
+        if isinstance(checked, Rejection):
+            report.rejected.append(checked)
+        elif checked.name in state.shortcuts:
+            reason = (
+                f"duplicate name: a Shortcut named {checked.name} already exists; an improved version "
+                "must be proposed under Revised Shortcuts"
+            )
+            report.rejected.append(Rejection(name=checked.name, reason=reason, source=SOURCE))
+        else:
+            state.shortcuts[checked.name] = checked
+            report.added.append(checked.name)
+            changes.append(f"added {checked.name}")
+    for value in revised:
+        checked = check_shortcut(value, source=SOURCE)
+        if isinstance(checked, Rejection):
+            report.rejected.append(checked)
+            continue
+        current = state.shortcuts.get(checked.name)
+        seen = base.shortcuts.get(checked.name)
+        if current is None:
+            reason = f"revision of an unknown Shortcut {checked.name}; propose it under New Shortcuts"
+            report.rejected.append(Rejection(name=checked.name, reason=reason, source=SOURCE))
+        elif seen is None or not same_definition(current, seen):
+            reason = "the Shortcut was changed by someone else while the reflector ran; revision not applied"
+            report.rejected.append(Rejection(name=checked.name, reason=reason, source=SOURCE))
+        elif same_definition(current, checked):
+            continue
+        else:
+            state.shortcuts[checked.name] = checked
+            state.usage.pop(checked.name, None)
+            report.revised.append(checked.name)
+            changes.append(f"revised {checked.name} (previous definition kept in version {base.version})")
+    return changes
+
+
+def reflect_on_task(
+    store: MemoryStore,
+    client: ChatClient,
+    result: TaskResult | TaskExperience,
+    *,
+    policy: UsagePolicy | None = None,
+    future_tasks: Sequence[str] | None = None,
+    refused: Mapping[str, int] | None = None,
+    reflect: bool = True,
+    on_turn: TurnListener | None = None,
+    prompts_dir: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ExperienceReport:
+    """Update the long-term memory after a task: usage counts, then (if ``reflect``) both reflectors.
+
+    ``refused`` counts Shortcut calls the precondition check refused during the task. Model errors and
+    unusable replies are reported in ``ExperienceReport.problems`` (and the store history), never
+    raised; ``MemoryStoreError`` (the store itself cannot be written) is raised.
+    """
+    policy = policy or UsagePolicy()
+    experience = result if isinstance(result, TaskExperience) else TaskExperience.from_result(result)
+    task = experience.instruction
+    report = ExperienceReport(task=task)
+    base = store.load()
+    for warning in store.warnings:
+        report.problems.append(warning)
+    preview = base.model_copy(deep=True)
+    apply_usage(preview, experience.memory.actions, task=task, refused=refused, policy=policy)
+
+    tips_reply: TipsReply | None = None
+    shortcuts_reply: ShortcutsReply | None = None
+    if reflect:
+        say = progress or (lambda _message: None)
+        say("Experience Reflector: updating the Tips")
+        tips_reply = _run(
+            "Tips reflector",
+            lambda: reflect_tips(
+                client,
+                experience,
+                base.tips,
+                future_tasks=future_tasks,
+                on_turn=on_turn,
+                prompts_dir=prompts_dir,
+            ),
+            report,
+        )
+        say("Experience Reflector: looking for Shortcuts")
+        shortcuts_reply = _run(
+            "Shortcuts reflector",
+            lambda: reflect_shortcuts(
+                client,
+                experience,
+                preview,
+                policy,
+                future_tasks=future_tasks,
+                on_turn=on_turn,
+                prompts_dir=prompts_dir,
+            ),
+            report,
+        )
+
+    def mutate(state: MemoryState) -> Change:
+        report.added, report.revised, report.rejected = [], [], []
+        change = Change(summary=f"experience from task: {_short(task)}")
+        report.usage = apply_usage(
+            state, experience.memory.actions, task=task, refused=refused, policy=policy
+        )
+        change.changes.extend(f"usage {line}" for line in report.usage)
+        report.tips_before = len(split_tips(state.tips))
+        report.tips_after = report.tips_before
+        report.tips_updated = False
+        if tips_reply is not None and tips_reply.tips != state.tips:
+            if state.tips == base.tips:
+                state.tips = tips_reply.tips
+                report.tips_updated = True
+                report.tips_after = len(split_tips(state.tips))
+                change.changes.append(f"Tips updated ({report.tips_before} -> {report.tips_after} tips)")
+            else:
+                report.problems.append(
+                    "the Tips were edited while the reflector ran; its update was not applied"
+                )
+        if shortcuts_reply is not None:
+            change.changes.extend(
+                apply_proposals(state, base, shortcuts_reply.new, shortcuts_reply.revised, report)
+            )
+        change.rejected = list(report.rejected)
+        change.problems = list(report.problems)
+        return change
+
+    outcome = store.update(mutate, author=AUTHOR, task=task)
+    report.version = outcome.version
+    for rejection in report.rejected:
+        log.warning("refused Shortcut proposal %s", rejection)
+    for problem in report.problems:
+        log.warning("%s", problem)
+    return report
+
+
+def _run(name: str, call: Callable[[], AgentResult[Any]], report: ExperienceReport) -> Any:
+    try:
+        result = call()
+    except ModelError as exc:
+        report.problems.append(_failure(name, None, exc))
+        return None
+    if result.value is None:
+        report.problems.append(_failure(name, result, None))
+    return result.value
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def withheld_shortcuts(state: MemoryState, policy: UsagePolicy) -> dict[str, str]:
+    """Name -> why, for Shortcuts kept from the Operator."""
+    reasons: dict[str, str] = {}
+    for name in state.shortcuts:
+        status = state.status(name, policy)
+        if status == "withheld":
+            usage = state.usage.get(name)
+            streak = usage.failure_streak if usage else 0
+            reasons[name] = f"failed {streak} times in a row (flagged for revision)"
+        elif status == "invalid":
+            reasons[name] = "; ".join(state.shortcuts[name].problems())
+    return reasons

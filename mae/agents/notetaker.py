@@ -1,0 +1,58 @@
+"""The Notetaker: keeps the task-relevant information seen on screens (paper §2.1, eq. 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from mae.agents.base import AgentResult, Screen, TurnListener, ask
+from mae.agents.parsing import require_sections
+from mae.agents.prompting import render_prompt
+from mae.llm.client import ChatClient
+from mae.memory.working import WorkingMemory
+
+ROLE = "notetaker"
+
+
+class NotetakerReply(BaseModel):
+    """The full updated notes W_N ('' when there is nothing worth keeping)."""
+
+    notes: str
+
+
+def parse_reply(text: str) -> NotetakerReply:
+    """Read ``### Important Notes ###``; ``None`` means no notes."""
+    notes = require_sections(text, ["Important Notes"])["Important Notes"].strip()
+    return NotetakerReply(notes="" if notes.rstrip(".").lower() in {"none", "n/a", "no notes"} else notes)
+
+
+def build_prompt(
+    client: ChatClient, memory: WorkingMemory, after: Screen, prompts_dir: Path | None = None
+) -> str:
+    """The rendered Notetaker prompt."""
+    return render_prompt(
+        "notetaker",
+        {
+            "instruction": memory.instruction,
+            "plan": memory.plan or "(no plan)",
+            "subgoal": memory.subgoal or "(no subgoal)",
+            "progress": memory.progress or "(nothing yet)",
+            "notes": memory.notes or "(none yet)",
+            "perception": after.describe(client, ROLE),
+        },
+        prompts_dir,
+    )
+
+
+def take_notes(
+    client: ChatClient,
+    memory: WorkingMemory,
+    after: Screen,
+    *,
+    on_turn: TurnListener | None = None,
+    prompts_dir: Path | None = None,
+) -> AgentResult[NotetakerReply]:
+    """Ask the Notetaker for the updated notes after an action."""
+    prompt = build_prompt(client, memory, after, prompts_dir)
+    return ask(client, ROLE, prompt, [after.encoded(client, ROLE)], parse_reply, agent=ROLE, on_turn=on_turn)

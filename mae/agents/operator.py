@@ -1,0 +1,250 @@
+"""The Operator: low-level action decisions (paper §2.1, eq. 4).
+
+Its reply names one atomic operation or Shortcut call as JSON. Parsing validates it completely
+(known name, arguments, coordinates on screen, the Shortcut guard) so an invalid action goes back to
+the model as a corrective turn instead of reaching the phone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+from pydantic import BaseModel, PrivateAttr
+
+from mae.actions import (
+    ATOMIC_ACTIONS,
+    ActionCall,
+    AtomicAction,
+    Shortcut,
+    describe_atomic_actions,
+    parse_action_text,
+    resolve_call,
+)
+from mae.agents.base import AgentResult, Screen, TurnListener, ask
+from mae.agents.manager import describe_shortcuts
+from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.prompting import render_prompt
+from mae.errors import ActionError
+from mae.llm.client import ChatClient
+from mae.llm.coordinates import CoordinateMapper
+from mae.memory.working import ActionRecord, WorkingMemory
+from mae.perception.elements import Perception
+
+ROLE = "operator"
+
+ShortcutGuard = Callable[[Shortcut, dict[str, Any], Perception, Image.Image], "str | None"]
+"""``(shortcut, arguments in screen pixels, perception, screenshot) -> reason to refuse, or None``."""
+
+_COORD = re.compile(r"^[xy]\d*$")
+
+
+class OperatorDecision(BaseModel):
+    """A validated action: as the model wrote it, and resolved to atomic operations in screen pixels."""
+
+    thought: str = ""
+    action: dict[str, Any]
+    text: str
+    description: str
+    shortcut: str | None = None
+    screen_action: dict[str, Any]
+    atomic: list[str]
+    _steps: list[AtomicAction] = PrivateAttr(default_factory=list)
+
+    @property
+    def steps(self) -> list[AtomicAction]:
+        """The atomic operations to run, coordinates in screen pixels."""
+        return list(self._steps)
+
+    def to_record(self, step: int, completed: int) -> ActionRecord:
+        """The history entry of this action after ``completed`` of its atomic steps ran."""
+        return ActionRecord(
+            step=step,
+            name=self.action["name"],
+            arguments=self.action["arguments"],
+            text=self.text,
+            description=self.description,
+            shortcut=self.shortcut,
+            atomic_steps=self.atomic,
+            completed_steps=completed,
+            executed=completed > 0,
+        )
+
+    @property
+    def call(self) -> ActionCall:
+        """The action in screen pixels (what the approver and the safety policy see)."""
+        return ActionCall.model_validate(self.screen_action)
+
+
+def _action_text(section: str) -> str:
+    text = strip_fence(section)
+    if not text.startswith("{") and "{" in text and "}" in text:
+        text = text[text.index("{") : text.rindex("}") + 1]
+    return text
+
+
+def _named_arguments(call: ActionCall, shortcuts: Mapping[str, Shortcut]) -> ActionCall:
+    arguments = dict(call.arguments)
+    positional = arguments.pop("__positional__", None)
+    if positional is not None and call.name in shortcuts:
+        names = shortcuts[call.name].arguments
+        if len(positional) > len(names):
+            raise ReplyProblem(f"{shortcuts[call.name].signature()} takes {len(names)} arguments", "action")
+        arguments = {**dict(zip(names, positional, strict=False)), **arguments}
+    return ActionCall(name=call.name, arguments=arguments)
+
+
+def _coordinate_arguments(call: ActionCall, shortcuts: Mapping[str, Shortcut]) -> dict[str, str]:
+    """Argument name -> axis ("x"/"y") for every argument of ``call`` that is a screen coordinate."""
+    if call.is_atomic:
+        return {name: name[0] for name in call.arguments if _COORD.match(name)}
+    axes: dict[str, str] = {}
+    shortcut = shortcuts.get(call.name)
+    for step in shortcut.atomic_action_sequence if shortcut else []:
+        for op_arg, value in step.arguments_map.items():
+            if _COORD.match(op_arg) and isinstance(value, str) and value in call.arguments:
+                axes[value] = op_arg[0]
+    return axes
+
+
+def to_screen(call: ActionCall, shortcuts: Mapping[str, Shortcut], mapper: CoordinateMapper) -> ActionCall:
+    """``call`` with its coordinate arguments mapped from model-image pixels to screen pixels."""
+    if mapper.is_identity:
+        return call
+    arguments = dict(call.arguments)
+    for name, axis in _coordinate_arguments(call, shortcuts).items():
+        value = arguments[name]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            point = mapper.to_screen(int(value), 0) if axis == "x" else mapper.to_screen(0, int(value))
+            arguments[name] = point[0] if axis == "x" else point[1]
+    return ActionCall(name=call.name, arguments=arguments)
+
+
+def validate_action(
+    section: str,
+    *,
+    shortcuts: Mapping[str, Shortcut],
+    screen: Screen,
+    mapper: CoordinateMapper,
+    guard: ShortcutGuard | None = None,
+) -> tuple[ActionCall, ActionCall, list[AtomicAction]]:
+    """Parse and check an action section: ``(call as written, call in screen pixels, atomic steps)``.
+
+    Raises ``ReplyProblem(kind="action")`` with a message for the model.
+    """
+    try:
+        call = _named_arguments(parse_action_text(_action_text(section)), shortcuts)
+        resolve_call(call, shortcuts, screen=mapper.model_size)
+        screen_call = to_screen(call, shortcuts, mapper)
+        steps = resolve_call(screen_call, shortcuts, screen=screen.size)
+    except ActionError as exc:
+        hint = f"the screen is {mapper.model_size[0]}x{mapper.model_size[1]} pixels"
+        raise ReplyProblem(f"invalid action: {exc} ({hint})", "action") from None
+    if guard is not None and call.name in shortcuts and not call.is_atomic:
+        reason = guard(shortcuts[call.name], dict(screen_call.arguments), screen.perception, screen.image)
+        if reason:
+            raise ReplyProblem(f"the Shortcut {call.name} cannot be used on this screen: {reason}", "action")
+    return call, screen_call, steps
+
+
+def history_text(memory: WorkingMemory, m: int) -> str:
+    """The last ``m`` actions with their outcomes, oldest first."""
+    actions = memory.recent_actions(m)
+    return "\n".join(f"- Step {a.step}: {a.summary()}" for a in actions) or "(no actions yet)"
+
+
+def errors_text(memory: WorkingMemory, m: int) -> str:
+    """The last ``m`` errors, or a note that there are none."""
+    errors = memory.recent_errors(m)
+    if not errors:
+        return "(no errors so far)"
+    lines = "\n".join(f"- {e.summary()}" for e in errors)
+    unresolved = memory.consecutive_failures()
+    tail = (
+        f"\nThe latest {unresolved} action(s) failed: fix the cause before moving on." if unresolved else ""
+    )
+    return lines + tail
+
+
+def keyboard_text(perception: Perception) -> str:
+    if perception.keyboard_active:
+        return "The on-screen keyboard is shown, so you can type into the focused box."
+    return "The on-screen keyboard is hidden: tap an input box before typing."
+
+
+def build_prompt(
+    client: ChatClient,
+    memory: WorkingMemory,
+    screen: Screen,
+    tips: str,
+    shortcuts: Mapping[str, Shortcut],
+    history: int,
+    prompts_dir: Path | None = None,
+) -> str:
+    """The rendered Operator prompt (coordinates in the space its model answers in)."""
+    width, height = screen.mapper(client, ROLE).model_size
+    return render_prompt(
+        "operator",
+        {
+            "instruction": memory.instruction,
+            "plan": memory.plan or "(no plan)",
+            "subgoal": memory.subgoal or "(no subgoal)",
+            "progress": memory.progress or "(nothing yet)",
+            "notes": memory.notes or "(none yet)",
+            "history": history_text(memory, history),
+            "errors": errors_text(memory, history),
+            "tips": tips.strip() or "(none)",
+            "atomic_actions": describe_atomic_actions(),
+            "shortcuts": describe_shortcuts(shortcuts),
+            "width": width,
+            "height": height,
+            "perception": screen.describe(client, ROLE),
+            "keyboard": keyboard_text(screen.perception),
+        },
+        prompts_dir,
+    )
+
+
+def act(
+    client: ChatClient,
+    memory: WorkingMemory,
+    screen: Screen,
+    *,
+    tips: str,
+    shortcuts: Mapping[str, Shortcut],
+    history: int = 5,
+    guard: ShortcutGuard | None = None,
+    on_turn: TurnListener | None = None,
+    prompts_dir: Path | None = None,
+) -> AgentResult[OperatorDecision]:
+    """Ask the Operator for the next action and validate it (one corrective retry when unusable)."""
+    mapper = screen.mapper(client, ROLE)
+
+    def parse(text: str) -> OperatorDecision:
+        sections = require_sections(text, ["Action", "Description"], optional=("Thought",))
+        call, screen_call, steps = validate_action(
+            sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
+        )
+        decision = OperatorDecision(
+            thought=sections["Thought"],
+            action={"name": call.name, "arguments": call.arguments},
+            text=str(call),
+            description=sections["Description"],
+            shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+            screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
+            atomic=[str(s) for s in steps],
+        )
+        decision._steps = steps
+        return decision
+
+    prompt = build_prompt(client, memory, screen, tips, shortcuts, history, prompts_dir)
+    return ask(client, ROLE, prompt, [screen.encoded(client, ROLE)], parse, agent=ROLE, on_turn=on_turn)
+
+
+def action_json(call: ActionCall) -> str:
+    """The paper's action format for ``call``."""
+    return json.dumps({"name": call.name, "arguments": call.arguments})

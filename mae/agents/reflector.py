@@ -1,0 +1,95 @@
+"""The Action Reflector: judges an action's outcome from the screens before and after (paper §2.1, eq. 6).
+
+Outcome A (success or partial success), B (wrong page) or C (no change); the updated progress W_G; on
+B/C an error description with the likely cause, which becomes W_E[t].
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from mae.agents.base import AgentResult, Screen, TurnListener, ask
+from mae.agents.parsing import ReplyProblem, parse_outcome, require_sections
+from mae.agents.prompting import render_prompt
+from mae.llm.client import ChatClient
+from mae.memory.working import Outcome, WorkingMemory
+
+ROLE = "reflector"
+PROMPT = "action_reflector"
+
+_NONE = {"", "none", "n/a", "na", "-", "none.", "no error", "no errors"}
+
+
+class ReflectorReply(BaseModel):
+    """Outcome, error description ('' for A) and the updated progress."""
+
+    outcome: Outcome
+    error_description: str = ""
+    progress: str
+
+
+def parse_reply(text: str) -> ReflectorReply:
+    """Read the Outcome (exactly A, B or C), Error Description and Progress Status sections."""
+    sections = require_sections(text, ["Outcome", "Progress Status"], optional=("Error Description",))
+    outcome = parse_outcome(sections["Outcome"])
+    error = sections["Error Description"].strip()
+    if error.lower() in _NONE:
+        error = ""
+    if outcome != "A" and not error:
+        raise ReplyProblem(f"outcome {outcome} needs an ### Error Description ### saying what went wrong")
+    if outcome == "A":
+        error = ""
+    return ReflectorReply(outcome=outcome, error_description=error, progress=sections["Progress Status"])
+
+
+def _keyboard(screen: Screen) -> str:
+    return "keyboard shown" if screen.perception.keyboard_active else "keyboard hidden"
+
+
+def build_prompt(
+    client: ChatClient,
+    memory: WorkingMemory,
+    before: Screen,
+    after: Screen,
+    action: str,
+    description: str,
+    prompts_dir: Path | None = None,
+) -> str:
+    """The rendered Action Reflector prompt."""
+    width, height = after.mapper(client, ROLE).model_size
+    return render_prompt(
+        PROMPT,
+        {
+            "instruction": memory.instruction,
+            "subgoal": memory.subgoal or "(no subgoal)",
+            "progress": memory.progress or "(nothing yet)",
+            "action": action,
+            "description": description or "(none given)",
+            "width": width,
+            "height": height,
+            "before": before.describe(client, ROLE),
+            "after": after.describe(client, ROLE),
+            "keyboard_before": _keyboard(before),
+            "keyboard_after": _keyboard(after),
+        },
+        prompts_dir,
+    )
+
+
+def reflect(
+    client: ChatClient,
+    memory: WorkingMemory,
+    before: Screen,
+    after: Screen,
+    *,
+    action: str,
+    description: str,
+    on_turn: TurnListener | None = None,
+    prompts_dir: Path | None = None,
+) -> AgentResult[ReflectorReply]:
+    """Ask the Action Reflector to judge ``action`` from the two screens."""
+    prompt = build_prompt(client, memory, before, after, action, description, prompts_dir)
+    images = [before.encoded(client, ROLE), after.encoded(client, ROLE)]
+    return ask(client, ROLE, prompt, images, parse_reply, agent=ROLE, on_turn=on_turn)

@@ -1,0 +1,160 @@
+"""The Experience Retrievers (paper §4.4): pick the Tips and Shortcuts relevant to a task.
+
+They only run once the memory has grown past ``evolution.retrieve_tips_over`` Tips or
+``retrieve_shortcuts_over`` Shortcuts (0 turns each off). The selection is what one run shows its
+agents; the store is never reduced to it. A retriever that fails leaves the run with everything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from mae.actions import Shortcut
+from mae.agents.base import TurnListener, ask
+from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.prompting import render_prompt
+from mae.config import EvolutionSettings
+from mae.llm.client import ChatClient
+from mae.llm.errors import ModelError
+from mae.memory.tips import format_tips, split_tips
+
+ROLE = "experience"
+
+_NONE = ("none", "nothing", "no tips", "no shortcuts", "n/a", "")
+
+
+class TipSelection(BaseModel):
+    thought: str = ""
+    numbers: list[int] = Field(default_factory=list, description="1-based tip numbers")
+
+
+class ShortcutSelection(BaseModel):
+    thought: str = ""
+    names: list[str] = Field(default_factory=list)
+
+
+@dataclass
+class Retrieved:
+    """The Tips text and Shortcuts one run gets, and what the retrievers did."""
+
+    tips: str
+    shortcuts: dict[str, Shortcut]
+    tips_total: int
+    shortcuts_total: int
+    tips_selected: list[int] | None = None
+    shortcuts_selected: list[str] | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        tips = (
+            f"{len(self.tips_selected)} of {self.tips_total} Tips selected"
+            if self.tips_selected is not None
+            else f"all {self.tips_total} Tips"
+        )
+        shortcuts = (
+            f"{len(self.shortcuts_selected)} of {self.shortcuts_total} Shortcuts selected"
+            if self.shortcuts_selected is not None
+            else f"all {self.shortcuts_total} Shortcuts"
+        )
+        return f"{tips}, {shortcuts}"
+
+
+def parse_tip_selection(text: str, count: int) -> TipSelection:
+    """Numbers from ``### Selected Tips ###`` (``None`` = no tip); all must be between 1 and ``count``."""
+    sections = require_sections(text, ["Selected Tips"], optional=("Thought",))
+    body = strip_fence(sections["Selected Tips"])
+    if body.strip().rstrip(".").lower() in _NONE:
+        return TipSelection(thought=sections["Thought"])
+    numbers = [int(n) for n in re.findall(r"\d+", body)]
+    if not numbers:
+        raise ReplyProblem("### Selected Tips ### must list tip numbers separated by commas, or None")
+    wrong = sorted({n for n in numbers if not 1 <= n <= count})
+    if wrong:
+        raise ReplyProblem(f"tips {wrong} do not exist: choose numbers from 1 to {count}")
+    return TipSelection(thought=sections["Thought"], numbers=sorted(set(numbers)))
+
+
+def parse_shortcut_selection(text: str, known: list[str]) -> ShortcutSelection:
+    """Known names from ``### Selected Shortcuts ###`` (``None`` = none; other words are ignored)."""
+    sections = require_sections(text, ["Selected Shortcuts"], optional=("Thought",))
+    body = strip_fence(sections["Selected Shortcuts"])
+    if body.strip().rstrip(".").lower() in _NONE:
+        return ShortcutSelection(thought=sections["Thought"])
+    names = [n for n in re.findall(r"[A-Za-z][A-Za-z0-9_]*", body) if n in known]
+    if not names:
+        raise ReplyProblem(
+            f"### Selected Shortcuts ### names no known Shortcut; choose from {', '.join(known)}, or None"
+        )
+    return ShortcutSelection(thought=sections["Thought"], names=list(dict.fromkeys(names)))
+
+
+def retrieve(
+    client: ChatClient,
+    instruction: str,
+    tips: str,
+    shortcuts: Mapping[str, Shortcut],
+    evolution: EvolutionSettings,
+    *,
+    on_turn: TurnListener | None = None,
+    prompts_dir: Path | None = None,
+) -> Retrieved:
+    """The Tips and Shortcuts to give a run for ``instruction`` (all of them while the memory is small)."""
+    items = split_tips(tips)
+    result = Retrieved(
+        tips=tips, shortcuts=dict(shortcuts), tips_total=len(items), shortcuts_total=len(shortcuts)
+    )
+    if evolution.retrieve_tips_over and len(items) > evolution.retrieve_tips_over:
+        listing = "\n".join(f"[{index}] {item}" for index, item in enumerate(items, 1))
+        prompt = render_prompt("retriever_tips", {"instruction": instruction, "tips": listing}, prompts_dir)
+        try:
+            reply = ask(
+                client,
+                ROLE,
+                prompt,
+                [],
+                lambda text: parse_tip_selection(text, len(items)),
+                agent="retriever_tips",
+                on_turn=on_turn,
+            )
+        except ModelError as exc:
+            result.problems.append(f"Tips retriever failed ({exc}); using all Tips")
+        else:
+            if reply.value is None:
+                result.problems.append(
+                    f"Tips retriever gave no usable reply ({reply.problem}); using all Tips"
+                )
+            else:
+                result.tips_selected = reply.value.numbers
+                result.tips = format_tips([items[n - 1] for n in reply.value.numbers])
+    if evolution.retrieve_shortcuts_over and len(shortcuts) > evolution.retrieve_shortcuts_over:
+        known = list(shortcuts)
+        listing = "\n".join(s.describe() for s in shortcuts.values())
+        prompt = render_prompt(
+            "retriever_shortcuts", {"instruction": instruction, "shortcuts": listing}, prompts_dir
+        )
+        try:
+            selection = ask(
+                client,
+                ROLE,
+                prompt,
+                [],
+                lambda text: parse_shortcut_selection(text, known),
+                agent="retriever_shortcuts",
+                on_turn=on_turn,
+            )
+        except ModelError as exc:
+            result.problems.append(f"Shortcuts retriever failed ({exc}); using all Shortcuts")
+        else:
+            if selection.value is None:
+                result.problems.append(
+                    f"Shortcuts retriever gave no usable reply ({selection.problem}); using all Shortcuts"
+                )
+            else:
+                result.shortcuts_selected = selection.value.names
+                result.shortcuts = {n: shortcuts[n] for n in selection.value.names}
+    return result

@@ -1,0 +1,225 @@
+"""``python -m mae memory {show,import,export,history,rollback,reset,reinstate}``: the long-term memory.
+
+The memory directory is ``--memory-dir``, else ``$MAE_MEMORY_DIR``, else the user data folder
+(``Settings.memory_dir``). See docs/memory.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from mae.config import Settings, load_settings
+from mae.errors import MemoryStoreError
+from mae.memory.longterm import HistoryEntry, MemoryStore, UpdateResult, policy_from, status_table
+from mae.memory.tips import split_tips
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``memory`` subcommand and its actions."""
+    parser = subparsers.add_parser("memory", help="show, import, export and roll back the Tips and Shortcuts")
+
+    def show_help(_args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 0
+
+    parser.set_defaults(func=show_help)
+    actions = parser.add_subparsers(dest="memory_command", metavar="ACTION")
+
+    show = actions.add_parser("show", help="the current Tips and Shortcuts, with each Shortcut's usage")
+    show.add_argument(
+        "--version", type=int, default=None, help="show this version instead of the current one"
+    )
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(func=cmd_show)
+
+    imp = actions.add_parser("import", help="import a Tips text file and/or a Shortcuts JSON file")
+    imp.add_argument("--tips", type=Path, default=None, metavar="FILE", help="Tips file (replaces the Tips)")
+    imp.add_argument(
+        "--shortcuts", type=Path, default=None, metavar="FILE", help="Shortcuts JSON keyed by name (merged)"
+    )
+    imp.set_defaults(func=cmd_import)
+
+    exp = actions.add_parser("export", help="write tips.txt and shortcuts.json (the paper's formats)")
+    exp.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder to write into")
+    exp.add_argument("--version", type=int, default=None, help="export this version instead of the current")
+    exp.set_defaults(func=cmd_export)
+
+    hist = actions.add_parser("history", help="every version and event: who changed what, refused Shortcuts")
+    hist.add_argument("--limit", type=int, default=None, help="only the last N entries")
+    hist.add_argument("--json", action="store_true", help="print JSON lines")
+    hist.set_defaults(func=cmd_history)
+
+    back = actions.add_parser("rollback", help="make an earlier version current again (as a new version)")
+    back.add_argument("version", type=int, help="the version to restore (0 = the initial memory)")
+    back.set_defaults(func=cmd_rollback)
+
+    reset = actions.add_parser("reset", help="start again from the initial Tips and Shortcuts (history kept)")
+    reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    reset.set_defaults(func=cmd_reset)
+
+    again = actions.add_parser("reinstate", help="let a flagged or withheld Shortcut be used again")
+    again.add_argument("name", help="the Shortcut's name")
+    again.set_defaults(func=cmd_reinstate)
+
+    for sub in (show, imp, exp, hist, back, reset, again):
+        sub.add_argument(
+            "--memory-dir",
+            type=Path,
+            default=None,
+            metavar="DIR",
+            help="memory folder (default: $MAE_MEMORY_DIR)",
+        )
+        sub.add_argument("--profile", type=Path, default=None, metavar="FILE", help="TOML settings profile")
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(profile=args.profile, overrides={"memory_dir": args.memory_dir})
+
+
+def _store(settings: Settings) -> MemoryStore:
+    return MemoryStore(settings.memory_dir)
+
+
+def _warn(store: MemoryStore) -> None:
+    for warning in store.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+def _when(timestamp: float) -> str:
+    return "built-in" if timestamp == 0 else datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print the Tips, the Shortcuts with status and usage, and where the memory lives."""
+    settings = _settings(args)
+    store = _store(settings)
+    state = store.load() if args.version is None else store.load_version(args.version)
+    _warn(store)
+    policy = policy_from(settings.evolution)
+    rows = status_table(state, policy)
+    if args.json:
+        data = state.to_json()
+        data["status"] = rows
+        data["directory"] = str(store.directory)
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(
+        f"memory: {store.directory} (version {state.version}, {_when(state.created_at)}, by {state.author})"
+    )
+    tips = split_tips(state.tips)
+    print(f"\nTips ({len(tips)}):")
+    print(state.tips.rstrip() or "  (none)")
+    print(f"\nShortcuts ({len(state.shortcuts)}):")
+    for row in rows:
+        shortcut = state.shortcuts[row["name"]]
+        usage = (
+            f"{row['calls']} calls, {row['successes']} ok, {row['failures']} failed"
+            + (f", {row['refused']} refused" if row["refused"] else "")
+            if row["calls"] or row["refused"]
+            else "not used yet"
+        )
+        status = "" if row["status"] == "ok" else f" [{row['status'].upper()}]"
+        print(f"- {shortcut.signature()}{status}: {usage}")
+        if shortcut.description:
+            print(f"    {shortcut.description}")
+        if shortcut.precondition:
+            print(f"    precondition: {shortcut.precondition}")
+        steps = ", ".join(
+            f"{step.name}({', '.join(f'{k}={v}' for k, v in step.arguments_map.items())})"
+            for step in shortcut.atomic_action_sequence
+        )
+        print(f"    steps: {steps}")
+    return 0
+
+
+def _report(result: UpdateResult) -> None:
+    if result.version is not None:
+        print(f"memory version {result.version}: {result.change.summary}")
+    else:
+        print("nothing changed")
+    for line in result.change.changes:
+        print(f"  {line}")
+    for rejection in result.change.rejected:
+        print(f"refused Shortcut {rejection.name}: {rejection.reason}", file=sys.stderr)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import the paper's files; exit 1 when some Shortcut was refused (the rest is imported)."""
+    if args.tips is None and args.shortcuts is None:
+        raise MemoryStoreError("give --tips FILE, --shortcuts FILE, or both")
+    store = _store(_settings(args))
+    result = store.import_files(tips=args.tips, shortcuts=args.shortcuts, author="user (memory import)")
+    _warn(store)
+    _report(result)
+    return 1 if result.change.rejected else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write ``tips.txt`` and ``shortcuts.json``."""
+    store = _store(_settings(args))
+    paths = store.export(args.out, version=args.version)
+    _warn(store)
+    for path in paths:
+        print(f"wrote {path}")
+    return 0
+
+
+def _history_line(entry: HistoryEntry) -> str:
+    version = f"v{entry.version}" if entry.version is not None else "  - "
+    task = f" [task: {entry.task[:60]}]" if entry.task else ""
+    return f"{version:>6}  {_when(entry.time)}  {entry.author}: {entry.summary}{task}"
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """Print the history, oldest first."""
+    store = _store(_settings(args))
+    entries = store.history(limit=args.limit)
+    _warn(store)
+    if args.json:
+        for entry in entries:
+            print(entry.model_dump_json())
+        return 0
+    if not entries:
+        print(f"no history yet in {store.directory}: the memory is the built-in initial one (version 0)")
+    for entry in entries:
+        print(_history_line(entry))
+        for line in entry.changes:
+            print(f"          {line}")
+        for rejection in entry.rejected:
+            print(f"          refused {rejection.name}: {rejection.reason}")
+        for problem in entry.problems:
+            print(f"          problem: {problem}")
+    return 0
+
+
+def cmd_rollback(args: argparse.Namespace) -> int:
+    """Restore a version as a new version."""
+    store = _store(_settings(args))
+    _report(store.rollback(args.version, author="user (memory rollback)"))
+    return 0
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    """Restore the initial memory as a new version, after confirmation."""
+    store = _store(_settings(args))
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("refusing to reset without confirmation: add --yes", file=sys.stderr)
+            return 1
+        answer = input(f"Reset the memory in {store.directory} to the initial Tips and Shortcuts? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing changed")
+            return 1
+    _report(store.reset(author="user (memory reset)"))
+    return 0
+
+
+def cmd_reinstate(args: argparse.Namespace) -> int:
+    """Clear a Shortcut's failure streak."""
+    store = _store(_settings(args))
+    _report(store.reinstate_shortcut(args.name, author="user (memory reinstate)"))
+    return 0

@@ -1,0 +1,297 @@
+"""``python -m mae models {list,serve,check,download}``: local models on a GPU workstation."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import socket
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+from platformdirs import user_log_dir
+
+from mae.config import load_settings
+from mae.errors import ConfigError
+from mae.llm.providers import PRESETS
+from models.catalog import CATALOG, CatalogError, find
+from models.health import ServerNotReadyError, wait_for_model
+from models.vllm import (
+    ServeCommand,
+    ServeOptions,
+    build_command,
+    launch,
+    mae_env_lines,
+    preflight,
+    vllm_version,
+)
+from models.weights import download, models_dir, presence
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``models`` subcommand and its actions."""
+    parser = subparsers.add_parser(
+        "models", help="local models: catalog, vLLM serving, health check, download"
+    )
+
+    def show_help(_args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 0
+
+    parser.set_defaults(func=show_help)
+    actions = parser.add_subparsers(dest="models_command", metavar="ACTION")
+
+    listing = actions.add_parser("list", help="the models mae knows for local use, and which are downloaded")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing.set_defaults(func=cmd_list)
+
+    serve = actions.add_parser("serve", help="serve a Qwen2.5-VL model with vLLM and wait until it is ready")
+    serve.add_argument("model", help="catalog name or alias: qwen2.5-vl-3b, 7b, 32b, 72b (see `models list`)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine)"
+    )
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--gpu-memory-utilization",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="share of each GPU's memory vLLM may take (default: the catalog's, 0.9 or 0.95)",
+    )
+    serve.add_argument("--max-model-len", type=int, default=None, metavar="TOKENS")
+    serve.add_argument("--tensor-parallel-size", type=int, default=None, metavar="GPUS")
+    serve.add_argument("--images-per-prompt", type=int, default=None, metavar="N")
+    serve.add_argument(
+        "--dtype",
+        choices=("auto", "bfloat16", "float16"),
+        default="bfloat16",
+        help="float16 for GPUs without bf16 (V100, T4)",
+    )
+    serve.add_argument("--served-model-name", default=None, help="name clients use (default: the hub id)")
+    serve.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="NAME",
+        help="environment variable holding a key the server will require (never printed)",
+    )
+    serve.add_argument("--weights", default=None, metavar="DIR_OR_ID", help="local model directory to load")
+    serve.add_argument(
+        "--vllm-args",
+        default="",
+        metavar="ARGS",
+        help='extra vllm serve arguments, with =: --vllm-args="--enforce-eager --max-num-seqs 8"',
+    )
+    serve.add_argument("--log-file", type=Path, default=None, help="server log (default: mae's log dir)")
+    serve.add_argument(
+        "--timeout",
+        type=float,
+        default=1200.0,
+        metavar="SECONDS",
+        help="how long to wait for the server to be ready (first start downloads weights)",
+    )
+    serve.add_argument("--dry-run", action="store_true", help="print the command and exit")
+    serve.add_argument("--detach", action="store_true", help="leave the server running in the background")
+    serve.set_defaults(func=cmd_serve)
+
+    check = actions.add_parser("check", help="ask a running server which models it serves")
+    check.add_argument(
+        "--base-url",
+        default=None,
+        help="server base URL ending in /v1 (default: mae's configured one, else the vllm preset)",
+    )
+    check.add_argument("--model", default=None, help="fail unless the server lists this model")
+    check.add_argument(
+        "--api-key-env", default=None, metavar="NAME", help="variable holding the server's key"
+    )
+    check.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help="keep trying this long")
+    check.set_defaults(func=cmd_check)
+
+    fetch = actions.add_parser("download", help="download a model's weights into MAE_MODELS_DIR")
+    fetch.add_argument("model", help="catalog name or alias, or any Hugging Face id (owner/name)")
+    fetch.add_argument(
+        "--local-dir", type=Path, default=None, help="target folder (default: MAE_MODELS_DIR/ID)"
+    )
+    fetch.set_defaults(func=cmd_download)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the catalog with each model's memory needs and whether its weights are on this machine."""
+    rows = []
+    for entry in CATALOG:
+        present = presence(entry.hub_id).describe() if entry.hub_id else "bundled"
+        rows.append((entry, present))
+    if args.json:
+        data = [{**entry.model_dump(mode="json"), "present": present} for entry, present in rows]
+        print(json.dumps(data, indent=2))
+        return 0
+    header = ("NAME", "KIND", "ROLES", "HUB ID", "WEIGHTS", "GPU", "PRESENT")
+    table = [header]
+    for entry, present in rows:
+        table.append(
+            (
+                entry.name,
+                entry.kind,
+                ",".join(entry.roles),
+                entry.hub_id or "-",
+                f"{entry.weights_gb:g} GiB" if entry.weights_gb else "-",
+                _gpu_text(entry.recommended_gpu_gb, entry.vllm.tensor_parallel_size if entry.vllm else 1),
+                present,
+            )
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    print(f"\nweights folder: {models_dir()} (MAE_MODELS_DIR); otherwise the Hugging Face cache")
+    print("serve one: python -m mae models serve qwen2.5-vl-7b   (details: docs/local-models.md)")
+    return 0
+
+
+def _gpu_text(gib: float, gpus: int) -> str:
+    if not gib:
+        return "CPU"
+    return f"{gpus}x{gib:g} GiB" if gpus > 1 else f"{gib:g} GiB"
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Print (``--dry-run``) or run ``vllm serve`` for a catalog model, then wait until it is healthy."""
+    entry = find(args.model)
+    try:
+        extra = shlex.split(args.vllm_args)
+    except ValueError as exc:
+        raise ConfigError(f"--vllm-args is not a valid shell-quoted string: {exc}") from None
+    options = ServeOptions(
+        host=args.host,
+        port=args.port,
+        dtype=args.dtype,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        max_model_len=args.max_model_len,
+        tensor_parallel_size=args.tensor_parallel_size,
+        images_per_prompt=args.images_per_prompt,
+        served_model_name=args.served_model_name,
+        api_key_env=args.api_key_env,
+        weights=args.weights,
+        extra_args=extra,
+    )
+    command = build_command(entry, options, version=vllm_version())
+    need = entry.estimate_gpu_gb(command.max_model_len, command.tensor_parallel_size)
+    if args.dry_run:
+        print(command.display())
+        print(f"\n# {entry.label}: about {need:.0f} GiB per GPU on {command.tensor_parallel_size} GPU(s)")
+        print(f"# then point mae at {command.base_url}:")
+        for line in mae_env_lines(command):
+            print(line)
+        return 0
+
+    for warning in preflight(entry, command):
+        print(f"warning: {warning}", file=sys.stderr)
+    api_key = os.environ.get(command.api_key_env) if command.api_key_env else None
+    if _port_in_use(command.base_url):
+        wait_for_model(command.base_url, command.served_model_name, timeout_s=0, api_key=api_key)
+        print(f"{command.served_model_name} is already served at {command.base_url}; nothing to start")
+        _print_use(command)
+        return 0
+    log_path = args.log_file or Path(user_log_dir("mae")) / f"vllm-{entry.name}-{args.port}.log"
+    server = launch(command, log_path)
+    print(f"started vLLM (pid {server.pid}) for {entry.label}; log: {log_path}", flush=True)
+    print(f"$ {command.display()}", flush=True)
+    try:
+        report = server.wait_ready(
+            args.timeout, progress=lambda text: print(text, flush=True), api_key=api_key
+        )
+    except BaseException:
+        server.stop()
+        raise
+    print(
+        f"ready after {report.elapsed_s:.0f} s: {', '.join(report.models)} at {command.base_url}", flush=True
+    )
+    _print_use(command)
+    if args.detach:
+        print(f"vLLM keeps running in the background (pid {server.pid}); stop it with: kill {server.pid}")
+        return 0
+    print("serving; press Ctrl-C to stop", flush=True)
+    try:
+        code = server.process.wait()
+    except KeyboardInterrupt:
+        print("stopping vLLM ...", flush=True)
+        server.stop()
+        return 0
+    print(f"vLLM exited with code {code}; last lines of {log_path}:\n{server.log_tail()}", file=sys.stderr)
+    return 1 if code == 0 else code
+
+
+def _print_use(command: ServeCommand) -> None:
+    print("point mae at it:")
+    for line in mae_env_lines(command):
+        print(f"  {line}")
+
+
+def _port_in_use(base_url: str) -> bool:
+    parsed = urlparse(base_url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 80), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def _default_target(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
+    """Base URL, expected model and key variable for ``check``: from the flags, else mae's settings when
+    they point at a local server, else the vllm preset."""
+    if args.base_url:
+        return args.base_url, args.model, args.api_key_env
+    profile = load_settings().profile_for("operator")
+    if profile.provider in ("vllm", "custom"):
+        return profile.base_url, args.model or profile.model, args.api_key_env or profile.api_key_env
+    return PRESETS["vllm"].base_url, args.model, args.api_key_env
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run the health check against a server and print the models it serves."""
+    base_url, model, key_env = _default_target(args)
+    api_key = None
+    if key_env:
+        api_key = os.environ.get(key_env)
+        if not api_key:
+            raise ConfigError(f"the server's key variable {key_env} is not set")
+    started = time.monotonic()
+    try:
+        report = wait_for_model(
+            base_url,
+            model,
+            timeout_s=args.wait,
+            api_key=api_key,
+            progress=lambda text: print(text, flush=True),
+        )
+    except ServerNotReadyError as exc:
+        if "no server answers" not in str(exc):
+            raise
+        raise ServerNotReadyError(
+            f"{exc}. Start one with `python -m mae models serve qwen2.5-vl-7b` (or pass --base-url)"
+        ) from None
+    print(f"ok: {base_url} answered in {time.monotonic() - started:.2f} s and serves:")
+    for name in report.models:
+        marker = "  <- mae uses this" if name == model else ""
+        print(f"  {name}{marker}")
+    return 0
+
+
+def cmd_download(args: argparse.Namespace) -> int:
+    """Download a catalog model (or any hub id) into ``MAE_MODELS_DIR``."""
+    try:
+        entry = find(args.model)
+    except CatalogError:
+        if "/" not in args.model:
+            raise
+        model_id = args.model
+    else:
+        if entry.hub_id is None:
+            print(f"{entry.label} needs no download: {entry.notes}")
+            return 0
+        model_id = entry.hub_id
+    print(f"downloading {model_id} ...", flush=True)
+    path = download(model_id, local_dir=args.local_dir)
+    print(f"done: {path}")
+    return 0

@@ -1,0 +1,176 @@
+"""``python -m mae run "TASK"``: carry out one task on a phone, printing each step as it happens.
+
+Exit code 0 only when the agent finished by itself; other codes per exit reason (``mae.results.EXIT_CODES``):
+3 max_steps, 4 consecutive_errors, 5 repeated_action, 6 unusable_reply, 7 model_error, 8 device_error,
+9 rejected, 10 error, 130 stopped; 2 for bad settings or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+from typing import Any, TextIO
+
+from mae.actions import INITIAL_SHORTCUTS, ActionCall, Shortcut
+from mae.agents.defaults import INITIAL_TIPS
+from mae.config import Settings, load_settings
+from mae.errors import ConfigError
+from mae.events import Event
+from mae.loop import Approver, run_task
+from mae.results import TaskResult
+from mae.runtime import Runtime, build_runtime
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``run`` subcommand."""
+    parser = subparsers.add_parser("run", help="carry out a task on a phone (real or virtual)")
+    parser.add_argument("task", nargs="?", help='what the phone should do, e.g. "Find the price of ..."')
+    add_run_arguments(parser)
+    parser.set_defaults(func=cmd_run)
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Device, backbone and loop options shared by every way of running tasks."""
+    parser.add_argument("--device", help="'virtual' or an ADB serial (default: the only phone attached)")
+    parser.add_argument(
+        "--backbone", help="model preset (openai, anthropic, google, dashscope, vllm) or custom"
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible base URL (custom backbones, local servers)")
+    parser.add_argument("--model", help="model name at that endpoint")
+    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable that holds the API key")
+    parser.add_argument("--profile", type=Path, help="TOML settings profile")
+    parser.add_argument("--max-steps", type=int, help="step limit (default 40)")
+    parser.add_argument("--log-dir", type=Path, help="where run directories go (default ./runs)")
+    parser.add_argument("--yes", action="store_true", help="approve sensitive actions without asking")
+    parser.add_argument("--quiet", action="store_true", help="print only the final result")
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Settings from the profile, the environment and these flags (flags win)."""
+    return load_settings(
+        args.profile,
+        overrides={
+            "device": args.device,
+            "backbone": args.backbone,
+            "base_url": args.base_url,
+            "model": args.model,
+            "api_key_env": args.api_key_env,
+            "log_dir": args.log_dir,
+            "loop.max_steps": args.max_steps,
+        },
+    )
+
+
+def make_approver(assume_yes: bool, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> Approver:
+    """``--yes`` approves; otherwise ask on the terminal, and refuse when nobody can answer."""
+
+    def approve(call: ActionCall, description: str, step: int) -> bool:
+        if assume_yes:
+            print(f"  approved (--yes): {call}", file=out)
+            return True
+        if not stdin.isatty():
+            print("  refused: sensitive action and no terminal to ask; rerun with --yes to allow", file=out)
+            return False
+        print(f"  step {step} wants to run a sensitive action: {call}\n  ({description})", file=out)
+        out.write("  allow it? [y/N] ")
+        out.flush()
+        return stdin.readline().strip().lower() in ("y", "yes")
+
+    return approve
+
+
+class StepPrinter:
+    """An event listener that prints one concise block per step."""
+
+    def __init__(self, max_steps: int, out: TextIO = sys.stdout, quiet: bool = False) -> None:
+        self.max_steps = max_steps
+        self.out = out
+        self.quiet = quiet
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, event: Event) -> None:
+        data, line = event.data, None
+        if event.type == "run_started":
+            line = f"task: {data['task']}\ndevice: {data['device']}  backbone: {data['backbone']}"
+            line += f"\nlog: {data['run_dir']}"
+        elif event.type == "stage_finished":
+            self.seconds[data["stage"]] = data["seconds"]
+            result = data.get("result") or {}
+            if data["stage"] == "manager" and result:
+                line = f"step {event.step}/{self.max_steps}  subgoal: {_short(result.get('subgoal', ''))}"
+            elif data.get("problem"):
+                line = f"  {data['stage']}: unusable reply: {_short(data['problem'])}"
+        elif event.type == "action":
+            line = f"  action: {data['action']}  ({_short(data['description'], 80)})"
+        elif event.type == "outcome":
+            error = f"  {_short(data['error_description'] or '', 90)}" if data["outcome"] != "A" else ""
+            timing = "  ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
+            line = f"  outcome: {data['outcome']}{error}\n  time: {timing}"
+            self.seconds = {}
+        elif event.type == "warning":
+            line = f"  warning: {data['message']}"
+        elif event.type == "run_finished":
+            totals = data["totals"]
+            status = "finished" if data["finished"] else "stopped"
+            line = (
+                f"{status}: {data['exit_reason']} {data.get('message', '')}\n"
+                f"{data['steps']} steps in {data['seconds']:.1f} s; {totals['model_calls']} model calls, "
+                f"{totals['input_tokens']} input tokens, {totals['images']} images\nlog: {data['run_dir']}"
+            )
+        if line is not None and (not self.quiet or event.type == "run_finished"):
+            print(line, file=self.out, flush=True)
+
+
+def _short(text: str, limit: int = 100) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def load_memory(args: argparse.Namespace, settings: Settings) -> tuple[str, dict[str, Shortcut]]:
+    """The Tips and Shortcuts a run starts from (the paper's initial ones)."""
+    return INITIAL_TIPS, dict(INITIAL_SHORTCUTS)
+
+
+def run_one(
+    instruction: str,
+    runtime: Runtime,
+    args: argparse.Namespace,
+    *,
+    tips: str,
+    shortcuts: dict[str, Shortcut],
+    stop_event: threading.Event | None = None,
+    **extra: Any,
+) -> TaskResult:
+    """One task with the CLI's printer and approver; ``extra`` goes to ``run_task``."""
+    settings = runtime.settings
+    return run_task(
+        instruction,
+        device=runtime.device,
+        client=runtime.client,
+        perceptor=runtime.perceptor,
+        settings=settings.loop,
+        tips=tips,
+        shortcuts=shortcuts,
+        listener=StepPrinter(settings.loop.max_steps, quiet=args.quiet),
+        stop_event=stop_event,
+        approver=make_approver(args.yes),
+        log_dir=settings.log_dir,
+        backbone=runtime.backbone,
+        **extra,
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the task; the exit code says how it ended."""
+    if not args.task:
+        raise ConfigError('give the task to carry out: python -m mae run "Open Notes and ..."')
+    settings = settings_from_args(args)
+    tips, shortcuts = load_memory(args, settings)
+    runtime = build_runtime(settings)
+    try:
+        result = run_one(args.task, runtime, args, tips=tips, shortcuts=shortcuts)
+    finally:
+        runtime.close()
+    return result.exit_code

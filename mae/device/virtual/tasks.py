@@ -1,0 +1,208 @@
+"""The auto-graded task suite of the virtual phone, in the Mobile-Eval-E format.
+
+Each task has rubric items (as in the paper) and, for each, a check run by code against the phone's
+final state, its event log and what was on screen. The score is the paper's Satisfaction Score:
+fulfilled rubric items / all rubric items. Tasks live in ``data/tasks.json``; a user data directory may
+add or replace tasks (matched by ``task_id``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from mae.actions import parse_action_text, resolve_call, run_steps
+from mae.device.virtual.content import load_raw, tokens
+from mae.device.virtual.phone import VirtualPhone
+from mae.device.virtual.state import PhoneState
+from mae.errors import ConfigError
+
+TASKS_FILE = "tasks"
+SEARCH_EVENTS = ("search", "scholar_search")
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower().replace(",", "")).strip()
+
+
+def _has_term(query_tokens: list[str], term: str) -> bool:
+    wanted = tokens(term)
+    return bool(wanted) and all(word in query_tokens for word in wanted)
+
+
+class Check(BaseModel):
+    """How one rubric item is verified. ``kind`` selects the rule; the other fields parameterise it.
+
+    - ``opened_app``: ``app`` was brought to the front at some point.
+    - ``opened_after``: ``app`` was brought to the front after ``after`` first was.
+    - ``searched``: a search in ``app`` whose query holds every one of ``terms`` and one of ``any_terms``.
+    - ``event``: at least ``min`` distinct ``event`` events in ``app`` (restricted to ``values``).
+    - ``seen``: at least ``min`` distinct things were on screen among ``values`` (or keys under ``prefix``).
+    - ``final_screen``: the task ended on ``app``'s ``screen`` (any screen of ``app`` when ``screen`` is
+      empty; showing ``item`` if given).
+    - ``route``: the task ended on the directions screen with the route to place ``item``.
+    - ``note``: a note written during the task matches at least ``min_groups`` of ``groups`` (a group
+      matches when the note contains one of its phrases; default: all groups) and none of ``exclude``.
+    - ``cart``: the ``store`` cart holds at least ``min`` of the products ``values``.
+    """
+
+    kind: Literal[
+        "opened_app", "opened_after", "searched", "event", "seen", "final_screen", "route", "note", "cart"
+    ]
+    app: str = ""
+    after: str = ""
+    terms: list[str] = Field(default_factory=list)
+    any_terms: list[str] = Field(default_factory=list)
+    event: str = ""
+    values: list[str] = Field(default_factory=list)
+    prefix: str = ""
+    min: int = 1
+    screen: str = ""
+    item: str = ""
+    groups: list[list[str]] = Field(default_factory=list)
+    min_groups: int | None = None
+    exclude: list[str] = Field(default_factory=list)
+    store: str = ""
+
+    def passed(self, state: PhoneState) -> bool:
+        """Whether the final ``state`` satisfies this check."""
+        return bool(getattr(self, f"_check_{self.kind}")(state))
+
+    def _opens(self, state: PhoneState, app: str) -> list[int]:
+        return [e.step for e in state.events if e.kind == "open_app" and e.value == app]
+
+    def _check_opened_app(self, state: PhoneState) -> bool:
+        return bool(self._opens(state, self.app))
+
+    def _check_opened_after(self, state: PhoneState) -> bool:
+        earlier = self._opens(state, self.after)
+        return bool(earlier) and any(step > min(earlier) for step in self._opens(state, self.app))
+
+    def _check_searched(self, state: PhoneState) -> bool:
+        kinds = (self.event,) if self.event else SEARCH_EVENTS
+        for event in state.events:
+            if event.app != self.app or event.kind not in kinds:
+                continue
+            words = tokens(event.value)
+            if all(_has_term(words, t) for t in self.terms) and (
+                not self.any_terms or any(_has_term(words, t) for t in self.any_terms)
+            ):
+                return True
+        return False
+
+    def _check_event(self, state: PhoneState) -> bool:
+        found = {
+            e.value
+            for e in state.events
+            if e.app == self.app and e.kind == self.event and (not self.values or e.value in self.values)
+        }
+        return len(found) >= self.min
+
+    def _check_seen(self, state: PhoneState) -> bool:
+        if self.values:
+            found = set(self.values) & set(state.seen)
+        else:
+            found = {key for key in state.seen if key.startswith(self.prefix)}
+        return len(found) >= self.min
+
+    def _check_final_screen(self, state: PhoneState) -> bool:
+        if not self.screen:
+            return state.app == self.app
+        return state.screen == f"{self.app}/{self.screen}" and (not self.item or state.item == self.item)
+
+    def _check_route(self, state: PhoneState) -> bool:
+        return (
+            state.screen.endswith("/directions")
+            and state.route is not None
+            and state.route.place_id == self.item
+            and state.item == self.item
+        )
+
+    def _check_note(self, state: PhoneState) -> bool:
+        needed = len(self.groups) if self.min_groups is None else self.min_groups
+        for note in state.notes:
+            if note.seeded:
+                continue
+            text = _normalise(note.text)
+            if any(_normalise(x) in text for x in self.exclude):
+                continue
+            hits = sum(1 for group in self.groups if any(_normalise(p) in text for p in group))
+            if hits >= needed:
+                return True
+        return False
+
+    def _check_cart(self, state: PhoneState) -> bool:
+        held = {item.product_id for item in state.carts.get(self.store, [])}
+        return len(held & set(self.values)) >= self.min
+
+
+class GradeResult(BaseModel):
+    """Satisfaction Score of one run: fulfilled rubric items / all items, and each item's verdict."""
+
+    score: float
+    items: list[tuple[str, bool]]
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for _, ok in self.items if ok)
+
+
+class VirtualTask(BaseModel):
+    """One task of the suite (Mobile-Eval-E fields plus ``checks`` and ``reference_actions``)."""
+
+    task_id: str
+    instruction: str
+    type: Literal["single_app", "multi_app"]
+    apps: list[str]
+    scenario: str
+    rubrics: list[str]
+    checks: list[Check]
+    reference_actions: list[str] = Field(default_factory=list)
+    human_reference_operations: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _aligned(self) -> VirtualTask:
+        if len(self.rubrics) != len(self.checks):
+            raise ValueError(
+                f"{len(self.rubrics)} rubrics but {len(self.checks)} checks; give one check per rubric"
+            )
+        return self
+
+    @property
+    def id(self) -> str:
+        return self.task_id
+
+    def grade(self, phone: VirtualPhone) -> GradeResult:
+        """Score the phone's current (final) state against the rubric."""
+        state = phone.state()
+        items = [
+            (rubric, check.passed(state)) for rubric, check in zip(self.rubrics, self.checks, strict=True)
+        ]
+        score = sum(1 for _, ok in items if ok) / len(items) if items else 0.0
+        return GradeResult(score=score, items=items)
+
+    def replay(self, phone: VirtualPhone, actions: list[str] | None = None) -> None:
+        """Run ``actions`` (default: the reference actions) on ``phone``, e.g. ``Tap(540, 1200)``."""
+        for text in self.reference_actions if actions is None else actions:
+            run_steps(phone, resolve_call(parse_action_text(text), {}, phone.screen_size()))
+
+
+class TaskFile(BaseModel):
+    length: int = 0
+    scenario: str
+    scenario_id: int
+    tasks: list[VirtualTask]
+
+
+def load_task_suite(data_dir: str | Path | None = None) -> list[VirtualTask]:
+    """The tasks of ``data/tasks.json`` (merged with ``data_dir/tasks.json`` when given)."""
+    raw = load_raw(TASKS_FILE, Path(data_dir) if data_dir else None)
+    try:
+        return TaskFile.model_validate(raw).tasks
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"virtual task suite is invalid at {where}: {first['msg']}") from None

@@ -1,0 +1,674 @@
+"""The long-term memory store: Tips and Shortcuts that persist across tasks, versioned and crash-safe.
+
+Layout of a memory directory (``Settings.memory_dir`` unless the user picks another)::
+
+    versions/000001.json   one complete snapshot per version: Tips, Shortcuts, usage, who changed what
+    versions/000002.json   ... the highest readable number is the current memory
+    history.jsonl          one JSON line per change, rejected proposal or failed reflection
+    .lock                  held by a writer while it updates (other writers wait)
+
+Every snapshot is written once, atomically (temporary file, fsync, ``os.replace``), and never rewritten,
+so a process killed mid-write leaves the previous version current. Version 0 is the built-in initial
+memory (the paper's four Tips and ``Tap_Type_and_Enter``) and is never written. An unreadable snapshot
+is kept on disk, reported, and skipped in favour of the newest readable one; if none is readable,
+``MemoryStoreError`` says what to do. Rollback and reset add a new version; nothing is ever deleted.
+
+The public API (used by the CLI, the runs and the UI): ``MemoryStore.load``, ``load_version``,
+``versions``, ``history``, ``update``, ``set_tips``, ``put_shortcuts``, ``delete_shortcut``,
+``reinstate_shortcut``, ``import_files``, ``export``, ``rollback``, ``reset``, ``log_event``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from mae.actions import INITIAL_SHORTCUTS, Shortcut
+from mae.config import EvolutionSettings
+from mae.errors import MemoryStoreError
+from mae.memory.atomic import DirectoryLock, append_line, atomic_write_text, remove_stale_temp_files
+from mae.memory.shortcuts import (
+    Rejection,
+    ShortcutsFileError,
+    check_shortcut,
+    dump_shortcuts,
+    parse_shortcuts_text,
+    same_definition,
+    shortcut_entries,
+    shortcuts_to_json,
+)
+from mae.memory.tips import INITIAL_TIPS, normalize_tips, split_tips
+
+logger = logging.getLogger("mae.memory")
+
+FORMAT = 1
+"""Snapshot format version written by this code."""
+
+TIPS_FILE = "tips.txt"
+SHORTCUTS_FILE = "shortcuts.json"
+_VERSION_NAME = re.compile(r"^(\d+)\.json$")
+_RECENT_FAILURES = 5
+
+
+class ShortcutFailure(BaseModel):
+    """One failed call of a Shortcut, as shown to the Shortcuts reflector for revision."""
+
+    task: str = ""
+    action: str = ""
+    outcome: str = ""
+    error: str = ""
+    time: float = Field(default_factory=time.time)
+
+
+class ShortcutUsage(BaseModel):
+    """How a Shortcut's current definition has fared (reset when the definition changes)."""
+
+    calls: int = 0
+    successes: int = 0
+    failures: int = 0
+    failure_streak: int = Field(default=0, description="failures since the last success")
+    refused: int = Field(default=0, description="calls the precondition check refused (not run)")
+    recent_failures: list[ShortcutFailure] = Field(default_factory=list)
+    last_used: float | None = None
+
+    def record(self, success: bool, failure: ShortcutFailure | None = None) -> None:
+        """Count one executed call."""
+        self.calls += 1
+        self.last_used = time.time()
+        if success:
+            self.successes += 1
+            self.failure_streak = 0
+            return
+        self.failures += 1
+        self.failure_streak += 1
+        if failure is not None:
+            self.recent_failures = [*self.recent_failures, failure][-_RECENT_FAILURES:]
+
+
+ShortcutStatus = Literal["ok", "flagged", "withheld", "invalid"]
+
+
+class UsagePolicy(BaseModel):
+    """When a failing Shortcut is flagged for revision and when it is withheld from the Operator."""
+
+    flag_after: int = Field(default=2, ge=1, description="consecutive failures before a Shortcut is flagged")
+    withhold_after: int = Field(default=3, ge=1, description="consecutive failures before it is withheld")
+
+
+class MemoryState(BaseModel):
+    """One version of the long-term memory, with who made it and why."""
+
+    format: int = FORMAT
+    version: int = 0
+    created_at: float = Field(default_factory=time.time)
+    author: str = "built-in"
+    summary: str = ""
+    task: str | None = None
+    changes: list[str] = Field(default_factory=list)
+    rejected: list[Rejection] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+    tips: str = ""
+    shortcuts: dict[str, Shortcut] = Field(default_factory=dict)
+    usage: dict[str, ShortcutUsage] = Field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The snapshot as stored (Shortcuts in the paper's JSON form)."""
+        data = self.model_dump(mode="json", exclude={"shortcuts"})
+        data["shortcuts"] = shortcuts_to_json(self.shortcuts)
+        return data
+
+    def content_key(self) -> str:
+        """A canonical text of the content (Tips, Shortcuts, usage), to tell whether anything changed."""
+        data = self.to_json()
+        return json.dumps({k: data[k] for k in ("tips", "shortcuts", "usage")}, sort_keys=True)
+
+    def tip_items(self) -> list[str]:
+        return split_tips(self.tips)
+
+    def usage_of(self, name: str) -> ShortcutUsage:
+        """The usage record of ``name`` (created empty if missing)."""
+        return self.usage.setdefault(name, ShortcutUsage())
+
+    def status(self, name: str, policy: UsagePolicy) -> ShortcutStatus:
+        """``invalid`` (unusable definition), ``withheld``, ``flagged`` or ``ok``."""
+        shortcut = self.shortcuts[name]
+        if shortcut.problems():
+            return "invalid"
+        streak = self.usage.get(name, ShortcutUsage()).failure_streak
+        if streak >= policy.withhold_after:
+            return "withheld"
+        if streak >= policy.flag_after:
+            return "flagged"
+        return "ok"
+
+    def usable_shortcuts(self, policy: UsagePolicy) -> dict[str, Shortcut]:
+        """The Shortcuts the Operator may use: all but withheld and invalid ones."""
+        return {n: s for n, s in self.shortcuts.items() if self.status(n, policy) in ("ok", "flagged")}
+
+    def flagged(self, policy: UsagePolicy) -> list[str]:
+        """Names of Shortcuts that keep failing (flagged or withheld), for the Shortcuts reflector."""
+        return [n for n in self.shortcuts if self.status(n, policy) in ("flagged", "withheld")]
+
+
+def initial_state() -> MemoryState:
+    """Version 0: the paper's initial Tips and Shortcuts."""
+    return MemoryState(
+        version=0,
+        created_at=0.0,
+        author="built-in",
+        summary="initial Tips and Shortcuts",
+        tips=INITIAL_TIPS,
+        shortcuts={name: s.model_copy(deep=True) for name, s in INITIAL_SHORTCUTS.items()},
+    )
+
+
+class HistoryEntry(BaseModel):
+    """One line of ``history.jsonl``: a new version, or an event that changed nothing (``version`` None)."""
+
+    time: float = Field(default_factory=time.time)
+    version: int | None = None
+    previous: int | None = None
+    author: str
+    summary: str
+    task: str | None = None
+    changes: list[str] = Field(default_factory=list)
+    rejected: list[Rejection] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list, description="failures met, e.g. a reflector error")
+
+
+@dataclass
+class Change:
+    """What an update did, for the history: one line per change, refused proposals, problems met."""
+
+    summary: str
+    changes: list[str] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class UpdateResult:
+    """The memory after an update, the version it created (None if nothing changed) and the report."""
+
+    state: MemoryState
+    version: int | None
+    change: Change
+
+    @property
+    def changed(self) -> bool:
+        return self.version is not None
+
+
+Mutation = Callable[[MemoryState], Change]
+"""Edits a copy of the current memory in place and says what it did."""
+
+
+class MemoryStore:
+    """A directory of versioned long-term memory. Cheap to create; every call reads the disk afresh."""
+
+    def __init__(self, directory: Path | str, *, lock_timeout_s: float = 30.0) -> None:
+        self.directory = Path(directory).expanduser()
+        self.versions_dir = self.directory / "versions"
+        self.history_path = self.directory / "history.jsonl"
+        self.lock_timeout_s = lock_timeout_s
+        self.warnings: list[str] = []
+        """Problems met by the latest read (unreadable snapshots skipped, bad history lines)."""
+
+    # ------------------------------------------------------------------ reading
+
+    def versions(self) -> list[int]:
+        """Numbers of the snapshot files on disk (readable or not), ascending."""
+        if self.directory.exists() and not self.directory.is_dir():
+            raise MemoryStoreError(f"{self.directory} is a file, not a memory directory; choose another path")
+        if not self.versions_dir.is_dir():
+            return []
+        numbers = []
+        for entry in self.versions_dir.iterdir():
+            match = _VERSION_NAME.match(entry.name)
+            if match:
+                numbers.append(int(match.group(1)))
+        return sorted(numbers)
+
+    def _version_path(self, version: int) -> Path:
+        return self.versions_dir / f"{version:06d}.json"
+
+    def _read_version(self, version: int) -> MemoryState:
+        path = self._version_path(version)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise MemoryStoreError(f"{path} does not exist") from None
+        except OSError as exc:
+            raise MemoryStoreError(f"{path} cannot be read: {exc.strerror}") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise MemoryStoreError(f"{path} is not valid JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise MemoryStoreError(f"{path} is not a memory snapshot (expected a JSON object)")
+        if int(data.get("format", FORMAT)) > FORMAT:
+            raise MemoryStoreError(
+                f"{path} was written by a newer mae (format {data['format']}); upgrade mae"
+            )
+        try:
+            state = MemoryState.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise MemoryStoreError(
+                f"{path} is not a valid memory snapshot ({where}: {first['msg']})"
+            ) from None
+        if state.version != version:
+            raise MemoryStoreError(f"{path} says it is version {state.version}, not {version}")
+        return state
+
+    def load(self) -> MemoryState:
+        """The current memory: the newest readable version, or version 0 when nothing was stored yet.
+
+        Unreadable snapshots are skipped (and kept on disk) with a warning in ``self.warnings``;
+        ``MemoryStoreError`` if snapshots exist but none can be read.
+        """
+        self.warnings = []
+        numbers = self.versions()
+        if not numbers:
+            return initial_state()
+        problems: list[str] = []
+        for version in reversed(numbers):
+            try:
+                state = self._read_version(version)
+            except MemoryStoreError as exc:
+                problems.append(str(exc))
+                continue
+            if problems:
+                self._warn(
+                    f"{'; '.join(problems)}. Using version {version} instead; the unreadable file(s) are "
+                    f"kept in {self.versions_dir}: repair or remove them, or run `python -m mae memory "
+                    f"rollback {version}` to confirm this version"
+                )
+            return state
+        raise MemoryStoreError(
+            f"no readable memory version in {self.versions_dir} ({len(numbers)} unreadable: "
+            f"{'; '.join(problems[:3])}). "
+            "Restore a backup of that folder, or run `python -m mae memory reset` to start again from the "
+            "initial Tips and Shortcuts (the unreadable files are kept)"
+        )
+
+    def load_version(self, version: int) -> MemoryState:
+        """One version (0 is the built-in initial memory); ``MemoryStoreError`` if missing or unreadable."""
+        if version == 0:
+            return initial_state()
+        numbers = self.versions()
+        if version not in numbers:
+            span = f"1..{numbers[-1]}" if numbers else "only 0 (nothing stored yet)"
+            raise MemoryStoreError(
+                f"memory version {version} does not exist in {self.directory}; versions: {span}"
+            )
+        return self._read_version(version)
+
+    def history(self, limit: int | None = None) -> list[HistoryEntry]:
+        """Every change and logged event, oldest first (the last ``limit`` when given)."""
+        self.warnings = []
+        entries: list[HistoryEntry] = []
+        if self.history_path.is_file():
+            try:
+                lines = self.history_path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError as exc:
+                raise MemoryStoreError(f"cannot read {self.history_path}: {exc.strerror}") from None
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    entries.append(HistoryEntry.model_validate_json(line))
+                except ValidationError:
+                    self._warn(
+                        f"{self.history_path} line {number} is unreadable (interrupted write?); skipped"
+                    )
+        logged = {e.version for e in entries if e.version is not None}
+        for version in self.versions():
+            if version in logged:
+                continue
+            try:
+                state = self._read_version(version)
+            except MemoryStoreError as exc:
+                self._warn(str(exc))
+                continue
+            entries.append(
+                HistoryEntry(
+                    time=state.created_at,
+                    version=version,
+                    author=state.author,
+                    summary=state.summary,
+                    task=state.task,
+                    changes=state.changes,
+                    rejected=state.rejected,
+                    problems=state.problems,
+                )
+            )
+        entries.sort(key=lambda e: e.time)
+        return entries[-limit:] if limit else entries
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        logger.warning("%s", message)
+
+    # ------------------------------------------------------------------ writing
+
+    def _lock(self) -> DirectoryLock:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self.versions_dir.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise MemoryStoreError(
+                f"cannot create the memory directory {self.directory}: {exc.strerror}; choose a writable "
+                "folder with --memory-dir or MAE_MEMORY_DIR"
+            ) from None
+        return DirectoryLock(self.directory / ".lock", timeout_s=self.lock_timeout_s)
+
+    def update(
+        self, mutate: Mutation, *, author: str, task: str | None = None, from_scratch: bool = False
+    ) -> UpdateResult:
+        """Apply ``mutate`` to the latest memory under the writers' lock and store the result.
+
+        A new version is written only if the content changed; the history gets a line either way when
+        there is something to record (changes, rejected proposals, problems). ``from_scratch`` lets a
+        mutation that replaces everything (reset) proceed when no stored version is readable.
+        """
+        with self._lock():
+            remove_stale_temp_files(self.versions_dir)
+            try:
+                current = self.load()
+            except MemoryStoreError:
+                if not from_scratch:
+                    raise
+                current = initial_state()
+                current.tips = ""
+            draft = current.model_copy(deep=True)
+            change = mutate(draft)
+            if draft.content_key() == current.content_key():
+                if change.changes or change.rejected or change.problems:
+                    self._append_history(
+                        HistoryEntry(
+                            previous=current.version,
+                            author=author,
+                            summary=change.summary,
+                            task=task,
+                            changes=change.changes,
+                            rejected=change.rejected,
+                            problems=change.problems,
+                        )
+                    )
+                return UpdateResult(state=current, version=None, change=change)
+            numbers = self.versions()
+            version = (numbers[-1] if numbers else 0) + 1
+            draft.usage = {name: usage for name, usage in draft.usage.items() if name in draft.shortcuts}
+            draft.format = FORMAT
+            draft.version = version
+            draft.created_at = time.time()
+            draft.author = author
+            draft.summary = change.summary
+            draft.task = task
+            draft.changes = list(change.changes)
+            draft.rejected = list(change.rejected)
+            draft.problems = list(change.problems)
+            text = json.dumps(draft.to_json(), indent=2, ensure_ascii=False) + "\n"
+            atomic_write_text(self._version_path(version), text)
+            self._append_history(
+                HistoryEntry(
+                    time=draft.created_at,
+                    version=version,
+                    previous=current.version,
+                    author=author,
+                    summary=change.summary,
+                    task=task,
+                    changes=change.changes,
+                    rejected=change.rejected,
+                    problems=change.problems,
+                )
+            )
+            logger.info("memory version %d by %s: %s", version, author, change.summary)
+            return UpdateResult(state=draft, version=version, change=change)
+
+    def _append_history(self, entry: HistoryEntry) -> None:
+        append_line(self.history_path, entry.model_dump_json())
+
+    def log_event(
+        self,
+        summary: str,
+        *,
+        author: str,
+        task: str | None = None,
+        rejected: list[Rejection] | None = None,
+        problems: list[str] | None = None,
+    ) -> None:
+        """Record something that changed nothing (a failed reflection, refused proposals) in the history."""
+        with self._lock():
+            previous = self.versions()
+            self._append_history(
+                HistoryEntry(
+                    previous=previous[-1] if previous else 0,
+                    author=author,
+                    summary=summary,
+                    task=task,
+                    rejected=rejected or [],
+                    problems=problems or [],
+                )
+            )
+
+    # ------------------------------------------------------------------ edits
+
+    def set_tips(self, text: str, *, author: str = "user") -> UpdateResult:
+        """Replace the Tips with ``text`` (a numbered list, one tip per item)."""
+        tips = normalize_tips(text)
+        if not tips:
+            raise MemoryStoreError(
+                "the Tips are empty; give at least one tip (`memory reset` restores the initial ones)"
+            )
+
+        def mutate(state: MemoryState) -> Change:
+            changed = state.tips != tips
+            state.tips = tips
+            return Change("Tips edited", [f"Tips replaced ({len(split_tips(tips))} tips)"] if changed else [])
+
+        return self.update(mutate, author=author)
+
+    def put_shortcuts(
+        self,
+        data: Any,
+        *,
+        author: str = "user",
+        mode: Literal["merge", "replace"] = "merge",
+        source: str = "",
+    ) -> UpdateResult:
+        """Validate and store Shortcuts from a parsed JSON document (keyed object, list or one object).
+
+        ``merge`` adds new Shortcuts and replaces those with the same name; ``replace`` also removes
+        Shortcuts absent from ``data`` (as when the user edits the whole JSON). Invalid entries are
+        refused with the reason; they never remove or alter the stored Shortcut of that name. A new
+        definition of an existing name starts its usage counts afresh (the old one stays in history).
+        """
+        try:
+            entries = shortcut_entries(data)
+        except ShortcutsFileError as exc:
+            raise MemoryStoreError(f"{source or 'the Shortcuts'}: {exc}") from None
+        checked = [check_shortcut(value, key=key, source=source) for key, value in entries]
+        return self.update(lambda state: _apply_shortcuts(state, checked, mode), author=author)
+
+    def delete_shortcut(self, name: str, *, author: str = "user") -> UpdateResult:
+        """Remove one Shortcut (it stays in earlier versions)."""
+
+        def mutate(state: MemoryState) -> Change:
+            if name not in state.shortcuts:
+                raise MemoryStoreError(_unknown_shortcut(name, state))
+            del state.shortcuts[name]
+            state.usage.pop(name, None)
+            return Change(f"Shortcut {name} deleted", [f"removed {name}"])
+
+        return self.update(mutate, author=author)
+
+    def reinstate_shortcut(self, name: str, *, author: str = "user") -> UpdateResult:
+        """Clear a flagged or withheld Shortcut's failure streak so the Operator may use it again."""
+
+        def mutate(state: MemoryState) -> Change:
+            if name not in state.shortcuts:
+                raise MemoryStoreError(_unknown_shortcut(name, state))
+            usage = state.usage_of(name)
+            if usage.failure_streak == 0:
+                return Change(f"Shortcut {name} was not flagged")
+            usage.failure_streak = 0
+            return Change(f"Shortcut {name} reinstated", [f"failure streak of {name} cleared"])
+
+        return self.update(mutate, author=author)
+
+    def import_files(
+        self, *, tips: Path | None = None, shortcuts: Path | None = None, author: str = "import"
+    ) -> UpdateResult:
+        """Import the paper's formats: a Tips text file (replaces the Tips) and/or a Shortcuts JSON file
+        (merged; each invalid Shortcut refused with its reason, the valid ones kept).
+
+        Both files are read before anything changes: an unreadable file or one that is not JSON at all
+        raises ``MemoryStoreError`` and the memory is left as it was.
+        """
+        if tips is None and shortcuts is None:
+            raise MemoryStoreError("nothing to import: give a Tips file, a Shortcuts file, or both")
+        tips_text = normalize_tips(_read_file(tips)) if tips is not None else None
+        if tips_text == "":
+            raise MemoryStoreError(f"{tips} holds no Tips; nothing imported")
+        checked: list[Shortcut | Rejection] = []
+        if shortcuts is not None:
+            try:
+                entries = parse_shortcuts_text(_read_file(shortcuts))
+            except ShortcutsFileError as exc:
+                raise MemoryStoreError(f"{shortcuts}: {exc}; nothing imported") from None
+            checked = [check_shortcut(value, key=key, source=str(shortcuts)) for key, value in entries]
+
+        def mutate(state: MemoryState) -> Change:
+            change = Change("imported " + " and ".join(str(p) for p in (tips, shortcuts) if p is not None))
+            if tips_text is not None and tips_text != state.tips:
+                state.tips = tips_text
+                change.changes.append(f"Tips replaced from {tips} ({len(split_tips(tips_text))} tips)")
+            if shortcuts is not None:
+                merged = _apply_shortcuts(state, checked, "merge")
+                change.changes.extend(merged.changes)
+                change.rejected.extend(merged.rejected)
+            return change
+
+        return self.update(mutate, author=author)
+
+    def export(self, out_dir: Path, *, version: int | None = None) -> list[Path]:
+        """Write ``tips.txt`` and ``shortcuts.json`` (the paper's formats) into ``out_dir``."""
+        state = self.load() if version is None else self.load_version(version)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MemoryStoreError(f"cannot create {out_dir}: {exc.strerror}") from None
+        tips_path, shortcuts_path = out_dir / TIPS_FILE, out_dir / SHORTCUTS_FILE
+        atomic_write_text(tips_path, state.tips)
+        atomic_write_text(shortcuts_path, dump_shortcuts(state.shortcuts))
+        return [tips_path, shortcuts_path]
+
+    def rollback(self, version: int, *, author: str = "user") -> UpdateResult:
+        """Make the Tips and Shortcuts of ``version`` current again, as a new version.
+
+        Usage counts of Shortcuts whose definition is unchanged are kept (they describe that definition).
+        """
+        target = self.load_version(version)
+
+        def mutate(state: MemoryState) -> Change:
+            usage = {
+                name: state.usage[name]
+                for name, shortcut in target.shortcuts.items()
+                if name in state.usage
+                and name in state.shortcuts
+                and same_definition(shortcut, state.shortcuts[name])
+            }
+            state.tips = target.tips
+            state.shortcuts = {n: s.model_copy(deep=True) for n, s in target.shortcuts.items()}
+            state.usage = usage
+            return Change(
+                f"rolled back to version {version}", [f"Tips and Shortcuts of version {version} restored"]
+            )
+
+        return self.update(mutate, author=author)
+
+    def reset(self, *, author: str = "user") -> UpdateResult:
+        """Start again from the initial Tips and Shortcuts, as a new version (history is kept)."""
+        initial = initial_state()
+
+        def mutate(state: MemoryState) -> Change:
+            state.tips = initial.tips
+            state.shortcuts = initial.shortcuts
+            state.usage = {}
+            return Change("reset to the initial Tips and Shortcuts", ["initial Tips and Shortcuts restored"])
+
+        return self.update(mutate, author=author, from_scratch=True)
+
+
+def _unknown_shortcut(name: str, state: MemoryState) -> str:
+    return f"there is no Shortcut named {name!r}; known: {', '.join(state.shortcuts) or 'none'}"
+
+
+def _read_file(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MemoryStoreError(f"{path} does not exist; nothing imported") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemoryStoreError(f"cannot read {path} ({exc}); nothing imported") from None
+
+
+def _apply_shortcuts(state: MemoryState, checked: list[Shortcut | Rejection], mode: str) -> Change:
+    change = Change("Shortcuts edited" if mode == "replace" else "Shortcuts imported")
+    kept: set[str] = set()
+    for item in checked:
+        if isinstance(item, Rejection):
+            change.rejected.append(item)
+            kept.add(item.name)
+            continue
+        if item.name in kept:
+            change.rejected.append(Rejection(name=item.name, reason="given twice; the first one was used"))
+            continue
+        kept.add(item.name)
+        old = state.shortcuts.get(item.name)
+        if old is not None and same_definition(old, item):
+            continue
+        state.shortcuts[item.name] = item
+        state.usage.pop(item.name, None)
+        change.changes.append(f"{'replaced' if old is not None else 'added'} {item.name}")
+    if mode == "replace":
+        for name in [n for n in state.shortcuts if n not in kept]:
+            del state.shortcuts[name]
+            state.usage.pop(name, None)
+            change.changes.append(f"removed {name}")
+    return change
+
+
+def status_table(state: MemoryState, policy: UsagePolicy) -> list[dict[str, Any]]:
+    """One row per Shortcut: name, status and usage counts (for ``memory show`` and the UI)."""
+    rows = []
+    for name in state.shortcuts:
+        usage = state.usage.get(name, ShortcutUsage())
+        rows.append(
+            {
+                "name": name,
+                "status": state.status(name, policy),
+                "calls": usage.calls,
+                "successes": usage.successes,
+                "failures": usage.failures,
+                "failure_streak": usage.failure_streak,
+                "refused": usage.refused,
+            }
+        )
+    return rows
+
+
+def policy_from(evolution: EvolutionSettings) -> UsagePolicy:
+    """The ``UsagePolicy`` of ``Settings.evolution``."""
+    return UsagePolicy(
+        flag_after=evolution.flag_after_failures, withhold_after=evolution.withhold_after_failures
+    )

@@ -1,0 +1,97 @@
+"""What a run returns: why it ended, the final working memory, totals and per-step timings."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from mae.memory.working import ActionRecord, ErrorRecord, WorkingMemory
+
+
+class ExitReason(str, Enum):
+    """Why a run ended. Only ``finished`` is a success; every other reason is a termination error."""
+
+    FINISHED = "finished"
+    MAX_STEPS = "max_steps"
+    CONSECUTIVE_ERRORS = "consecutive_errors"
+    REPEATED_ACTION = "repeated_action"
+    UNUSABLE_REPLY = "unusable_reply"
+    MODEL_ERROR = "model_error"
+    DEVICE_ERROR = "device_error"
+    STOPPED = "stopped"
+    REJECTED = "rejected"
+    ERROR = "error"
+
+
+EXIT_CODES: dict[ExitReason, int] = {
+    ExitReason.FINISHED: 0,
+    ExitReason.MAX_STEPS: 3,
+    ExitReason.CONSECUTIVE_ERRORS: 4,
+    ExitReason.REPEATED_ACTION: 5,
+    ExitReason.UNUSABLE_REPLY: 6,
+    ExitReason.MODEL_ERROR: 7,
+    ExitReason.DEVICE_ERROR: 8,
+    ExitReason.REJECTED: 9,
+    ExitReason.ERROR: 10,
+    ExitReason.STOPPED: 130,
+}
+"""Process exit code of ``python -m mae run`` per exit reason (2 = bad settings or usage)."""
+
+
+class RunTotals(BaseModel):
+    """Counts and seconds over a whole run."""
+
+    steps: int = 0
+    seconds: float = 0.0
+    model_calls: int = 0
+    failed_model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    images: int = 0
+    model_seconds: float = Field(default=0.0, description="wall time spent waiting for models")
+    perception_seconds: float = 0.0
+    execution_seconds: float = Field(default=0.0, description="actions on the phone, settling included")
+    framework_seconds: float = Field(default=0.0, description="wall time minus model time")
+
+
+class StepTiming(BaseModel):
+    """Where one step's time went."""
+
+    step: int
+    wall_s: float
+    model_s: float
+    perception_s: float
+    execution_s: float
+    framework_s: float
+    model_calls: int
+    input_tokens: int
+    output_tokens: int
+    images: int
+
+
+class TaskResult(BaseModel):
+    """The result of ``run_task``."""
+
+    instruction: str
+    exit_reason: ExitReason
+    message: str = ""
+    finished: bool = False
+    memory: WorkingMemory
+    totals: RunTotals = Field(default_factory=RunTotals)
+    steps: list[StepTiming] = Field(default_factory=list)
+    run_dir: Path | None = None
+
+    @property
+    def actions(self) -> list[ActionRecord]:
+        """Every step's action with its Shortcut name (if any) and outcome A/B/C."""
+        return self.memory.actions
+
+    @property
+    def errors(self) -> list[ErrorRecord]:
+        return self.memory.errors
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.exit_reason]

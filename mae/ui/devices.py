@@ -1,0 +1,126 @@
+"""Phones for the demo: the device picker's choices, one shared open device per name, manual control.
+
+The pool keeps one ``Device`` object per name for the life of the server, so the phone view, manual
+control and runs all see the same phone (and the per-device run lock of ``mae.device.lock`` applies to
+that one object). Manual control takes the same lock briefly, so it never interleaves with a run.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from PIL import Image
+
+from mae.actions import make_atomic
+from mae.device import VIRTUAL, open_device
+from mae.device.base import Device
+from mae.device.lock import DeviceLock, device_busy
+from mae.errors import DeviceBusyError
+
+DISPLAY_WIDTH = 540
+"""Width the phone view is sent to the browser at (screens are scaled down to save bandwidth)."""
+
+MANUAL_OPS = ("Back", "Home", "Switch_App")
+
+
+def device_choices(serials: list[str]) -> list[tuple[str, str]]:
+    """(label, value) pairs for the device picker: attached ADB phones, then the virtual phone."""
+    return [(f"ADB phone {serial}", serial) for serial in serials] + [("Virtual phone (built in)", VIRTUAL)]
+
+
+def default_device(serials: list[str], preferred: str | None = None) -> str:
+    """``preferred`` if given, else the first attached phone, else the virtual phone."""
+    if preferred:
+        return preferred
+    return serials[0] if serials else VIRTUAL
+
+
+def attached(lister: Callable[[], list[str]] | None = None) -> list[str]:
+    """Serials of the attached ADB phones (empty when adb cannot be reached)."""
+    if lister is None:
+        from mae.device.adb import attached_serials
+
+        lister = attached_serials
+    try:
+        return list(lister())
+    except Exception:  # the picker must still offer the virtual phone
+        return []
+
+
+def display_image(image: Image.Image, width: int = DISPLAY_WIDTH) -> Image.Image:
+    """``image`` scaled to ``width`` pixels wide (never enlarged)."""
+    if image.width <= width:
+        return image
+    height = max(1, round(image.height * width / image.width))
+    return image.resize((width, height), Image.Resampling.LANCZOS)
+
+
+def to_screen(point: Any, shown: tuple[int, int], screen: tuple[int, int]) -> tuple[int, int]:
+    """Map a click at ``point`` (pixels of the image shown, size ``shown``) to screen pixels.
+
+    Raises ``ValueError`` when the click lies outside the image.
+    """
+    if not isinstance(point, list | tuple) or len(point) != 2:
+        raise ValueError("click on the phone screen")
+    x, y = float(point[0]), float(point[1])
+    if not (0 <= x < shown[0] and 0 <= y < shown[1]):
+        raise ValueError("click inside the phone screen")
+    sx = min(screen[0] - 1, max(0, round(x * screen[0] / shown[0])))
+    sy = min(screen[1] - 1, max(0, round(y * screen[1] / shown[1])))
+    return sx, sy
+
+
+class DevicePool:
+    """One open ``Device`` per name, shared by every session of the server."""
+
+    def __init__(self, opener: Callable[[str], Device] = open_device) -> None:
+        self._opener = opener
+        self._devices: dict[str, Device] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> Device:
+        """The device called ``name`` (opened on first use); ``DeviceError`` if it cannot be opened."""
+        with self._lock:
+            device = self._devices.get(name)
+            if device is None:
+                device = self._opener(name)
+                self._devices[name] = device
+            return device
+
+    def forget(self, name: str) -> None:
+        """Close and drop a device (e.g. after it was unplugged)."""
+        with self._lock:
+            device = self._devices.pop(name, None)
+        if device is not None:
+            device.close()
+
+    def busy(self, name: str) -> bool:
+        with self._lock:
+            device = self._devices.get(name)
+        return device is not None and device_busy(device)
+
+    def close(self) -> None:
+        with self._lock:
+            devices, self._devices = list(self._devices.values()), {}
+        for device in devices:
+            device.close()
+
+
+def manual_action(device: Device, name: str, arguments: dict[str, Any] | None = None) -> Image.Image:
+    """Run one atomic operation by hand and return the settled screen.
+
+    Takes the device's run lock for the duration: ``DeviceBusyError`` while a run operates the phone.
+    """
+    action = make_atomic(name, arguments or {})
+    action.check_on_screen(*device.screen_size())
+    try:
+        with DeviceLock(device, owner="manual control in the demo"):
+            action.execute(device)
+            device.settle()
+            return device.screenshot()
+    except DeviceBusyError:
+        raise DeviceBusyError(
+            "a run is operating this phone: manual control works when no run is active (press Stop first)"
+        ) from None

@@ -1,0 +1,132 @@
+"""The demo's settings form: backbone choices, per-agent overrides and session API keys -> ``Settings``.
+
+API keys typed into the form are returned separately (environment-variable name -> key) for
+``ChatClient(api_keys=...)``; they never enter ``Settings``, a file or a log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from mae.config import RoleModel, Settings
+from mae.errors import ConfigError
+from mae.llm.providers import AGENT_ROLES, PRESETS
+
+CUSTOM = "custom"
+SAME = "(same as main)"
+CUSTOM_KEY_ENV = "MAE_CUSTOM_API_KEY"
+"""Name under which a key typed for a custom endpoint is handed to the client (never set in os.environ)."""
+
+KEY_ENVS: tuple[str, ...] = tuple(
+    dict.fromkeys(p.api_key_env for p in PRESETS.values() if p.api_key_env is not None)
+)
+"""The environment variables of the presets' keys, one password field each in the UI."""
+
+
+def backbone_choices() -> list[tuple[str, str]]:
+    """(label, value) pairs for the backbone dropdown: every preset, then a custom endpoint."""
+    return [(p.label, name) for name, p in PRESETS.items()] + [("Custom OpenAI-compatible endpoint", CUSTOM)]
+
+
+def role_backbone_choices() -> list[tuple[str, str]]:
+    """Choices of a per-agent override: the main backbone, a preset, or the custom endpoint."""
+    return [(SAME, SAME), *backbone_choices()]
+
+
+class RunForm(BaseModel):
+    """What the Run tab's controls hold when Run is pressed."""
+
+    task: str = ""
+    device: str = "virtual"
+    backbone: str = "openai"
+    base_url: str = ""
+    model: str = ""
+    role_backbones: dict[str, str] = Field(default_factory=dict)
+    role_models: dict[str, str] = Field(default_factory=dict)
+    api_keys: dict[str, str] = Field(default_factory=dict, repr=False)
+    max_steps: int = 40
+    evolution: bool = True
+
+    def __repr__(self) -> str:  # keys must never show up in a traceback or log line
+        return f"RunForm(task={self.task!r}, device={self.device!r}, backbone={self.backbone!r})"
+
+    __str__ = __repr__
+
+
+def settings_from_form(base: Settings, form: RunForm) -> Settings:
+    """``base`` with the form's choices applied; ``ConfigError`` saying what to fix."""
+    if form.backbone != CUSTOM and form.backbone not in PRESETS:
+        raise ConfigError(f"unknown backbone {form.backbone!r}; pick one from the list")
+    custom_key = bool(form.api_keys.get(CUSTOM_KEY_ENV, "").strip())
+    update: dict[str, Any] = {
+        "backbone": form.backbone,
+        "base_url": form.base_url.strip() or None,
+        "model": form.model.strip() or None,
+        "device": form.device or None,
+    }
+    if form.backbone == CUSTOM:
+        if not update["base_url"] or not update["model"]:
+            raise ConfigError("the custom backbone needs a base URL (ending in /v1) and a model name")
+        update["api_key_env"] = CUSTOM_KEY_ENV if custom_key else base.api_key_env
+    elif form.backbone != base.backbone:
+        update["api_key_env"] = None
+    roles: dict[str, RoleModel] = {}
+    for role in AGENT_ROLES:
+        backbone = (form.role_backbones.get(role) or SAME).strip()
+        model = (form.role_models.get(role) or "").strip() or None
+        if backbone == SAME and model is None:
+            continue
+        if backbone == SAME:
+            roles[role] = RoleModel(model=model)
+        elif backbone == CUSTOM:
+            if not update["base_url"] or not model:
+                raise ConfigError(
+                    f"the {role} override uses the custom endpoint: fill in the main base URL and a model "
+                    f"for the {role}"
+                )
+            roles[role] = RoleModel(
+                backbone=CUSTOM,
+                base_url=update["base_url"],
+                model=model,
+                api_key_env=CUSTOM_KEY_ENV if custom_key else None,
+            )
+        elif backbone in PRESETS:
+            roles[role] = RoleModel(backbone=backbone, model=model)
+        else:
+            raise ConfigError(f"unknown backbone {backbone!r} for the {role}")
+    update["roles"] = roles
+    loop = base.loop.model_copy(update={"max_steps": max(1, int(form.max_steps))})
+    update["loop"] = loop
+    update["evolution"] = base.evolution.model_copy(update={"evolve": bool(form.evolution)})
+    settings = base.model_copy(update=update)
+    try:
+        settings = Settings.model_validate(settings.model_dump())
+        for role in AGENT_ROLES:
+            settings.profile_for(role)
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        raise ConfigError(f"invalid settings: {exc}") from None
+    return settings
+
+
+def session_keys(values: Mapping[str, str | None]) -> dict[str, str]:
+    """Non-empty keys typed in the form, by environment-variable name (stripped of spaces)."""
+    return {name: value.strip() for name, value in values.items() if value and value.strip()}
+
+
+def missing_keys(settings: Settings, keys: Mapping[str, str], environ: Mapping[str, str]) -> list[str]:
+    """Environment variables some role needs a key from that neither the form nor the environment has."""
+    needed: list[str] = []
+    for role in AGENT_ROLES:
+        if role == "captioner" and settings.perception.captions == "none":
+            continue
+        if role == "experience" and not settings.evolution.evolve:
+            continue
+        env = settings.profile_for(role).api_key_env
+        if env and not keys.get(env) and not environ.get(env) and env not in needed:
+            needed.append(env)
+    return needed

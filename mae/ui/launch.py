@@ -1,0 +1,108 @@
+"""Command line and server options of the demo (``python app.py --help``).
+
+The server binds 127.0.0.1 unless told otherwise; Gradio's own ``GRADIO_SERVER_NAME`` and
+``GRADIO_SERVER_PORT`` are honoured (Hugging Face Spaces set them), then ``--host``/``--port``.
+``MAE_AUTH=user:password`` turns on a login, ``MAE_SHARE=1`` a public share link.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mae.errors import ConfigError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7860
+TRUE_WORDS = {"1", "true", "yes", "on"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="app.py",
+        description="Mobile-Agent-E demo: operate a phone (or the built-in virtual phone) from a browser.",
+    )
+    parser.add_argument(
+        "--device", help="ADB serial or 'virtual' (default: the attached phone, else virtual)"
+    )
+    parser.add_argument(
+        "--backbone", help="model preset (openai, anthropic, google, dashscope, vllm) or custom"
+    )
+    parser.add_argument(
+        "--base-url", help="OpenAI-compatible base URL (for --backbone custom or to override)"
+    )
+    parser.add_argument("--model", help="model name (overrides the preset's)")
+    parser.add_argument("--profile", help="settings profile file (TOML); default $MAE_PROFILE")
+    parser.add_argument("--max-steps", type=int, help="default step limit shown in the UI")
+    parser.add_argument("--log-dir", help="trajectory directory (default runs/, or $MAE_LOG_DIR)")
+    parser.add_argument("--memory-dir", help="long-term memory directory (default $MAE_MEMORY_DIR)")
+    parser.add_argument(
+        "--host",
+        help=f"address to bind (default $GRADIO_SERVER_NAME, else {DEFAULT_HOST}: this machine only)",
+    )
+    parser.add_argument("--port", type=int, help=f"port (default $GRADIO_SERVER_PORT, else {DEFAULT_PORT})")
+    parser.add_argument(
+        "--share", action="store_true", help="create a public gradio.live link (or MAE_SHARE=1)"
+    )
+    return parser
+
+
+def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``load_settings`` overrides given on the command line (absent flags change nothing)."""
+    return {
+        "device": args.device,
+        "backbone": args.backbone,
+        "base_url": args.base_url,
+        "model": args.model,
+        "loop.max_steps": args.max_steps,
+        "log_dir": args.log_dir,
+        "memory_dir": args.memory_dir,
+    }
+
+
+@dataclass
+class ServerOptions:
+    """How the Gradio server is started."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    share: bool = False
+    auth: tuple[str, str] | None = None
+
+    def launch_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"server_name": self.host, "server_port": self.port, "share": self.share}
+        if self.auth is not None:
+            kwargs["auth"] = self.auth
+            kwargs["auth_message"] = "Log in to the Mobile-Agent-E demo."
+        return kwargs
+
+
+def parse_auth(value: str) -> tuple[str, str]:
+    """``user:password`` -> ``(user, password)``; ``ConfigError`` if malformed."""
+    user, sep, password = value.partition(":")
+    if not sep or not user or not password:
+        raise ConfigError("MAE_AUTH must look like user:password (both non-empty)")
+    return user, password
+
+
+def server_options(
+    args: argparse.Namespace | None = None, environ: Mapping[str, str] | None = None
+) -> ServerOptions:
+    """Host, port, share and login from the command line and the environment."""
+    environ = os.environ if environ is None else environ
+    host = (args.host if args else None) or environ.get("GRADIO_SERVER_NAME") or DEFAULT_HOST
+    port_text = (str(args.port) if args and args.port else None) or environ.get("GRADIO_SERVER_PORT")
+    try:
+        port = int(port_text) if port_text else DEFAULT_PORT
+    except ValueError:
+        raise ConfigError(f"GRADIO_SERVER_PORT must be a port number, not {port_text!r}") from None
+    share = bool(args and args.share) or environ.get("MAE_SHARE", "").strip().lower() in TRUE_WORDS
+    auth_text = environ.get("MAE_AUTH", "").strip()
+    return ServerOptions(host=host, port=port, share=share, auth=parse_auth(auth_text) if auth_text else None)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)

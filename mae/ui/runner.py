@@ -1,0 +1,156 @@
+"""What the demo shares across sessions and how it runs one task: ``Backend`` and ``run_job``.
+
+``Backend`` holds the server-wide parts: base settings, the device pool, a Perceptor per perception
+configuration (models load once), the memory store. ``run_job`` runs one ``RunJob`` in a session's
+background thread with the hooks of ``mae.ui.session``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from mae.actions import ActionCall
+from mae.config import Settings
+from mae.device.base import Device
+from mae.errors import ConfigError, DeviceBusyError
+from mae.loop import PerceptorLike
+from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
+from mae.perception.elements import Perception
+from mae.runtime import build_perceptor, build_runtime
+from mae.safety import DEFAULT_RULES, SafetyPolicy
+from mae.ui.devices import DevicePool
+from mae.ui.forms import RunForm, settings_from_form
+from mae.ui.session import DEFAULT_APPROVAL_TIMEOUT_S, RunHooks
+
+PerceptionListener = Callable[[Perception], None]
+
+
+class PerceptorTap:
+    """Wraps a Perceptor and reports each result (the phone view's box overlay uses it)."""
+
+    def __init__(self, inner: PerceptorLike, listener: PerceptionListener) -> None:
+        self.inner = inner
+        self.listener = listener
+
+    def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
+        perception = self.inner.perceive(image, keyboard_active)
+        with contextlib.suppress(Exception):  # the overlay is cosmetic: never let it break a run
+            self.listener(perception)
+        return perception
+
+
+@dataclass
+class RunJob:
+    """One task to run: the settings chosen in the form, session keys, the device, the safety rules."""
+
+    task: str
+    settings: Settings
+    device: Device
+    api_keys: dict[str, str] = field(default_factory=dict, repr=False)
+    safety: SafetyPolicy = field(default_factory=SafetyPolicy)
+    on_perception: PerceptionListener | None = None
+
+
+def safety_policy(rule_names: list[str] | None) -> SafetyPolicy:
+    """The default rules whose names are in ``rule_names`` (all of them when None)."""
+    if rule_names is None:
+        return SafetyPolicy()
+    wanted = set(rule_names)
+    return SafetyPolicy(rules=[rule.model_copy() for rule in DEFAULT_RULES if rule.name in wanted])
+
+
+class Backend:
+    """Server-wide state of the demo."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        pool: DevicePool | None = None,
+        perceptor_factory: Callable[[Settings], PerceptorLike] | None = None,
+        approval_timeout_s: float = DEFAULT_APPROVAL_TIMEOUT_S,
+    ) -> None:
+        self.settings = settings
+        self.pool = pool or DevicePool()
+        self.approval_timeout_s = approval_timeout_s
+        self._perceptor_factory = perceptor_factory or (lambda s: build_perceptor(s.perception))
+        self._perceptors: dict[str, PerceptorLike] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def log_dir(self) -> Path:
+        return Path(self.settings.log_dir)
+
+    def memory_store(self) -> MemoryStore:
+        return MemoryStore(self.settings.memory_dir)
+
+    def usage_policy(self) -> UsagePolicy:
+        return policy_from(self.settings.evolution)
+
+    def perceptor(self, settings: Settings) -> PerceptorLike:
+        """The Perceptor for ``settings.perception``, built once and shared by every run."""
+        key = settings.perception.model_dump_json()
+        with self._lock:
+            perceptor = self._perceptors.get(key)
+            if perceptor is None:
+                perceptor = self._perceptor_factory(settings)
+                self._perceptors[key] = perceptor
+            return perceptor
+
+    def make_job(self, form: RunForm, rule_names: list[str] | None = None) -> RunJob:
+        """Check the form and turn it into a job; ``ConfigError``/``DeviceError`` say what to fix."""
+        task = form.task.strip()
+        if not task:
+            raise ConfigError("type a task first, e.g. “Open Notes and write a shopping list”")
+        settings = settings_from_form(self.settings, form)
+        device = self.pool.get(form.device)
+        if self.pool.busy(form.device):
+            raise DeviceBusyError(
+                f"device {form.device!r} is busy: another run is operating it; wait for it to finish, "
+                "stop it, or pick another device"
+            )
+        return RunJob(
+            task=task,
+            settings=settings,
+            device=device,
+            api_keys=dict(form.api_keys),
+            safety=safety_policy(rule_names),
+        )
+
+    def run_job(self, job: RunJob, hooks: RunHooks) -> Any:
+        """Run ``job`` to its end with the long-term memory; the result of ``run_task``."""
+        from mae.loop import run_task
+
+        settings = job.settings
+        perceptor: PerceptorLike = self.perceptor(settings)
+        if job.on_perception is not None:
+            perceptor = PerceptorTap(perceptor, job.on_perception)
+        runtime = build_runtime(settings, job.api_keys, device=job.device, perceptor=perceptor)
+        store = MemoryStore(settings.memory_dir)
+        state = store.load()
+
+        def approve(call: ActionCall, description: str, step: int) -> bool:
+            return hooks.approve({"action": str(call), "description": description, "step": step})
+
+        return run_task(
+            job.task,
+            device=runtime.device,
+            client=runtime.client,
+            perceptor=runtime.perceptor,
+            settings=settings.loop,
+            tips=state.tips,
+            shortcuts=state.usable_shortcuts(policy_from(settings.evolution)),
+            listener=hooks.listener,
+            stop_event=hooks.stop_event,
+            approver=approve,
+            log_dir=settings.log_dir,
+            safety=job.safety,
+            backbone=runtime.backbone,
+        )

@@ -1,0 +1,189 @@
+"""Every exit condition fires with its own reason; two failures escalate the errors to the Manager."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from conftest import RunFn
+from loop_scripting import Script, Step, manager_reply
+
+from mae.actions import ActionCall
+from mae.device.virtual import VirtualPhone
+from mae.errors import DeviceBusyError, DeviceError
+from mae.events import Event
+from mae.results import EXIT_CODES, ExitReason
+from mae.testing.fake_model_server import FakeModelServer, FakeReply
+
+SWIPE = {"name": "Swipe", "arguments": {"x1": 540, "y1": 1500, "x2": 540, "y2": 700}}
+HOME = {"name": "Home", "arguments": {}}
+
+
+def test_loop_exit_codes_are_distinct() -> None:
+    codes = list(EXIT_CODES.values())
+    assert len(set(codes)) == len(codes) == len(ExitReason)
+    assert EXIT_CODES[ExitReason.FINISHED] == 0 and 2 not in codes
+
+
+def test_loop_escalates_two_failures_to_the_manager(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script(
+        [
+            Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Maps"}}, "B", "Maps opened, not Notes"),
+            Step("Open Notes", {"name": "Tap", "arguments": {"x": 5, "y": 1200}}, "C", "Tapped empty space"),
+            Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}}),
+        ]
+    )
+    result, _ = run("Open Notes")
+    assert result.finished
+    texts = [r.text for r in fake_server.requests_for("manager")]
+    assert "Errors To Resolve" not in texts[0] and "Errors To Resolve" not in texts[1]
+    assert "Errors To Resolve" in texts[2]
+    assert "Maps opened, not Notes" in texts[2] and "Tapped empty space" in texts[2]
+    assert "failed 2 times in a row" in texts[2]
+    assert "Errors To Resolve" not in texts[3]  # the success cleared the flag
+    operator_third = fake_server.requests_for("operator")[2].text
+    assert "Tapped empty space" in operator_third and "failed (failed: wrong page)" in operator_third
+    assert [e.outcome for e in result.errors] == ["B", "C"]
+
+
+def test_loop_exit_max_steps(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script([Step("Scroll", SWIPE)], finish=False)
+    result, events = run("Scroll forever", loop={"max_steps": 3})
+    assert result.exit_reason is ExitReason.MAX_STEPS and not result.finished
+    assert len(result.actions) == 3 and result.exit_code == 3
+    assert events[-1].type == "run_finished" and events[-1].data["exit_reason"] == "max_steps"
+
+
+def test_loop_exit_consecutive_errors(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script([Step("Scroll", SWIPE, "C", "Nothing moved")], finish=False)
+    result, _ = run("Scroll", loop={"max_steps": 10})
+    assert result.exit_reason is ExitReason.CONSECUTIVE_ERRORS
+    assert [a.outcome for a in result.actions] == ["C", "C", "C"]
+
+
+def test_loop_exit_repeated_action_before_the_fourth_run(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
+    fake_server.responder = Script([Step("Go home", HOME)], finish=False)
+    result, _ = run("Go home", loop={"max_steps": 10})
+    assert result.exit_reason is ExitReason.REPEATED_ACTION
+    assert len(result.actions) == 3 and "4 times" in result.message
+    assert sum(1 for e in phone.state().log if e.action == "Home()") == 3
+
+
+def test_loop_swipe_and_back_are_exempt_from_the_repeat_exit(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script([Step("Scroll", SWIPE)], finish=False)
+    result, _ = run("Scroll", loop={"max_steps": 5})
+    assert result.exit_reason is ExitReason.MAX_STEPS and len(result.actions) == 5
+
+
+def test_loop_exit_unusable_reply_after_one_correction(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.add("I would open the Notes app first.", "Still no sections, sorry.", role="manager")
+    result, events = run("Open Notes")
+    assert result.exit_reason is ExitReason.UNUSABLE_REPLY and "Manager" in result.message
+    second = fake_server.requests_for("manager")[1]
+    messages = second.body["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[1]["content"] == "I would open the Notes app first."
+    assert "could not be used" in messages[2]["content"] and "no sections" in messages[2]["content"]
+    assert not result.actions and len(fake_server.requests) == 2
+
+
+def test_loop_exit_model_error(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.add(FakeReply(status=400, body='{"error": {"message": "bad request"}}'), role="manager")
+    result, events = run("Open Notes")
+    assert result.exit_reason is ExitReason.MODEL_ERROR and "HTTP 400" in result.message
+    failed = [e for e in events if e.type == "model_call" and not e.data["ok"]]
+    assert failed and failed[0].data["error"] == "ModelRequestError"
+
+
+class FlakyPhone:
+    """The virtual phone, except that every tap fails as if the USB cable were pulled."""
+
+    def __init__(self, phone: VirtualPhone) -> None:
+        self._phone = phone
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._phone, name)
+
+    def tap(self, x: int, y: int) -> None:
+        raise DeviceError("the phone disconnected: check the USB cable and run `adb devices`")
+
+
+def test_loop_exit_device_error(run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script([Step("Tap", {"name": "Tap", "arguments": {"x": 100, "y": 100}})])
+    result, _ = run("Tap", device=FlakyPhone(phone))
+    assert result.exit_reason is ExitReason.DEVICE_ERROR and "disconnected" in result.message
+
+
+def test_loop_stop_flag_is_checked_before_the_action(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
+    stop = threading.Event()
+    fake_server.responder = Script([Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})])
+
+    def press_stop(event: Event) -> None:
+        if event.type == "stage_finished" and event.data["stage"] == "operator":
+            stop.set()
+
+    result, _ = run("Open Notes", stop_event=stop, listener=press_stop)
+    assert result.exit_reason is ExitReason.STOPPED and result.exit_code == 130
+    assert not result.actions and phone.screen_name == "home"
+
+
+def test_loop_stop_before_start(run: RunFn, fake_server: FakeModelServer) -> None:
+    stop = threading.Event()
+    stop.set()
+    result, _ = run("Anything", stop_event=stop)
+    assert result.exit_reason is ExitReason.STOPPED and not fake_server.requests
+
+
+def test_loop_rejected_sensitive_action(run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer) -> None:
+    asked: list[tuple[ActionCall, str, int]] = []
+
+    def approver(call: ActionCall, description: str, step: int) -> bool:
+        asked.append((call, description, step))
+        return False
+
+    fake_server.responder = Script(
+        [Step("Open X", {"name": "Open_App", "arguments": {"app_name": "X"}}, description="Open X to post a reply")]
+    )
+    result, events = run("Post on X", approver=approver)
+    assert result.exit_reason is ExitReason.REJECTED and "sending a message" in result.message
+    assert asked[0][0].name == "Open_App" and asked[0][2] == 1
+    assert not result.actions and phone.screen_name == "home"
+    kinds = [e.type for e in events]
+    assert "approval_needed" in kinds and "approval" in kinds
+
+
+def test_loop_approved_sensitive_action_runs(run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script(
+        [Step("Open X", {"name": "Open_App", "arguments": {"app_name": "X"}}, description="Open X to post")]
+    )
+    result, _ = run("Post on X", approver=lambda call, description, step: True)
+    assert result.finished and phone.state().app == "X"
+
+
+def test_loop_manager_finished_at_once(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.add(manager_reply("1. Nothing to do", "Finished"), role="manager")
+    result, _ = run("Nothing")
+    assert result.finished and result.exit_code == 0 and not result.actions
+    assert result.memory.finished and len(fake_server.requests) == 1
+
+
+def test_loop_busy_device_refuses_a_second_run(run: RunFn, fake_server: FakeModelServer) -> None:
+    outcome: dict[str, Any] = {}
+
+    def second_run(event: Event) -> None:
+        if event.type == "run_started":
+            try:
+                run("Second")
+            except DeviceBusyError as exc:
+                outcome["error"] = str(exc)
+
+    fake_server.add(manager_reply("1. done", "Finished"), role="manager")
+    result, _ = run("First", listener=second_run)
+    assert result.finished
+    assert "busy" in outcome["error"] and "'First'" in outcome["error"]
+    fake_server.add(manager_reply("1. done", "Finished"), role="manager")
+    assert run("Third")[0].finished  # the device is free again
