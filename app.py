@@ -16,7 +16,7 @@ from typing import Any
 import gradio as gr
 from PIL import Image
 
-from mae.config import Settings, load_settings
+from mae.config import load_settings
 from mae.errors import MaeError
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.perception.elements import Perception
@@ -57,17 +57,21 @@ from mae.ui.views import (
 )
 
 EXAMPLES = [
-    "Find the best-rated Korean restaurant in Champaign, IL on Maps that is open until at least 11 PM tonight.",
-    "Compare the price of the Ninja 8 qt two-basket air fryer on Amazon and Walmart. Write the lower price and "
-    "the store that has it in a new note in Notes.",
-    "Look up how many times the paper 'Attention Is All You Need' has been cited on Google Scholar, and write "
-    "the number in a new note in Notes.",
+    "Find the best-rated Korean restaurant in Champaign, IL on Maps that is open until at least 11 PM.",
+    "Compare the price of the Ninja 8 qt two-basket air fryer on Amazon and Walmart. Write the lower "
+    "price and the store that has it in a new note in Notes.",
+    "Look up how many times the paper 'Attention Is All You Need' has been cited on Google Scholar, and "
+    "write the number in a new note in Notes.",
 ]
+KEY_NOTE = (
+    "API keys stay in this browser session's memory only; they are never written to disk or logs. "
+    "Empty fields fall back to the server's environment variables."
+)
 
 
 @dataclass
 class UiSession:
-    """One browser tab: its run controller, what the run looks like, the latest Perceptor boxes."""
+    """One browser tab: its run controller, what its run looks like, the latest Perceptor boxes."""
 
     controller: RunController
     view: RunView = field(default_factory=RunView)
@@ -84,133 +88,104 @@ def _shown(image: Image.Image | None) -> Image.Image | None:
 def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = None) -> gr.Blocks:
     """The Blocks app around ``backend`` (``lister`` lists attached ADB serials; tests pass their own)."""
     settings = backend.settings
-
-    def new_session(session: UiSession | None) -> UiSession:
-        return session or UiSession(
-            RunController(backend.run_job, approval_timeout_s=backend.approval_timeout_s)
-        )
-
     with gr.Blocks(title="Mobile-Agent-E") as demo:
         state = gr.State(None)
         gr.Markdown(
-            "## 📱 Mobile-Agent-E — a self-evolving phone assistant\n"
-            "Type a task, pick a phone and a model, press **Run**, and watch the Manager, Operator, Action "
-            "Reflector and Notetaker at work. No phone? The built-in virtual phone works offline."
+            "## Mobile-Agent-E — a self-evolving phone assistant\nType a task, pick a phone and a model, "
+            "press **Run**, and watch the Manager, Operator, Action Reflector and Notetaker at work. "
+            "No phone? The built-in virtual phone works offline."
         )
         with gr.Tabs():
-            with gr.Tab("Run", id="run"):
-                with gr.Row(equal_height=False):
-                    with gr.Column(scale=4, min_width=300):
-                        task = gr.Textbox(
-                            label="Task", lines=3, elem_id="mae-task", placeholder="What should the phone do?"
+            with gr.Tab("Run", id="run"), gr.Row(equal_height=False):
+                with gr.Column(scale=4, min_width=300):
+                    task = gr.Textbox(
+                        label="Task", lines=3, elem_id="mae-task", placeholder="What should the phone do?"
+                    )
+                    with gr.Row():
+                        run_btn = gr.Button("▶ Run", variant="primary", elem_id="mae-run")
+                        stop_btn = gr.Button("■ Stop", variant="stop", interactive=False, elem_id="mae-stop")
+                    gr.Examples(EXAMPLES, inputs=task, label="Examples (virtual phone)")
+                    device = gr.Dropdown(
+                        device_choices([]),
+                        value=default_device([], settings.device),
+                        label="Phone",
+                        elem_id="mae-device",
+                        allow_custom_value=True,
+                        info="Attached ADB phones and the built-in virtual phone",
+                    )
+                    refresh_devices = gr.Button(
+                        "⟳ Refresh phone list", size="sm", elem_id="mae-refresh-devices"
+                    )
+                    backbone = gr.Dropdown(
+                        backbone_choices(), value=settings.backbone, label="Backbone", elem_id="mae-backbone"
+                    )
+                    with gr.Row():
+                        base_url = gr.Textbox(
+                            value=settings.base_url or "", label="Base URL", elem_id="mae-base-url"
                         )
-                        with gr.Row():
-                            run_btn = gr.Button("▶ Run", variant="primary", elem_id="mae-run")
-                            stop_btn = gr.Button(
-                                "■ Stop", variant="stop", interactive=False, elem_id="mae-stop"
-                            )
-                        gr.Examples(EXAMPLES, inputs=task, label="Examples (virtual phone)")
-                        with gr.Row(equal_height=True):
-                            device = gr.Dropdown(
-                                choices=device_choices([]),
-                                value=default_device([], settings.device),
-                                label="Phone",
-                                elem_id="mae-device",
-                                scale=5,
-                                allow_custom_value=True,
-                            )
-                            refresh_devices = gr.Button(
-                                "⟳", scale=1, min_width=40, elem_id="mae-refresh-devices"
-                            )
-                        backbone = gr.Dropdown(
-                            choices=backbone_choices(),
-                            value=settings.backbone,
-                            label="Backbone",
-                            elem_id="mae-backbone",
+                        model = gr.Textbox(value=settings.model or "", label="Model", elem_id="mae-model")
+                    with gr.Row():
+                        max_steps = gr.Slider(
+                            1,
+                            100,
+                            value=settings.loop.max_steps,
+                            step=1,
+                            label="Max steps",
+                            elem_id="mae-max-steps",
                         )
-                        with gr.Row():
-                            base_url = gr.Textbox(
-                                value=settings.base_url or "", label="Base URL", elem_id="mae-base-url"
-                            )
-                            model = gr.Textbox(value=settings.model or "", label="Model", elem_id="mae-model")
-                        with gr.Row():
-                            max_steps = gr.Slider(
-                                1,
-                                100,
-                                value=settings.loop.max_steps,
-                                step=1,
-                                label="Max steps",
-                                elem_id="mae-max-steps",
-                            )
-                            evolve = gr.Checkbox(
-                                value=settings.evolution.evolve, label="Self-evolution (update Tips/Shortcuts)",
-                                elem_id="mae-evolve",
-                            )  # fmt: skip
-                        with gr.Accordion(
-                            "Per-agent models, API keys and safety", open=False, elem_id="mae-advanced"
-                        ):
-                            gr.Markdown(
-                                "API keys are kept in this browser session's memory only and are never written "
-                                "to disk or logs. Empty fields fall back to the server's environment variables."
-                            )
-                            key_boxes = [
-                                gr.Textbox(label=name, type="password", elem_id=f"mae-key-{name.lower()}")
-                                for name in KEY_ENVS
-                            ]
-                            key_boxes.append(
-                                gr.Textbox(
-                                    label="Custom endpoint API key", type="password", elem_id="mae-key-custom"
+                        evolve = gr.Checkbox(
+                            value=settings.evolution.evolve, label="Self-evolution", elem_id="mae-evolve"
+                        )
+                    with gr.Accordion(
+                        "Per-agent models, API keys and safety", open=False, elem_id="mae-advanced"
+                    ):
+                        gr.Markdown(KEY_NOTE)
+                        key_boxes = [
+                            gr.Textbox(label=name, type="password", elem_id=f"mae-key-{name.lower()}")
+                            for name in [*KEY_ENVS, "custom endpoint key"]
+                        ]
+                        role_backbones, role_models = [], []
+                        for role in AGENT_ROLES:
+                            with gr.Row(equal_height=True):
+                                choices = role_backbone_choices()
+                                role_backbones.append(
+                                    gr.Dropdown(choices, value=SAME, label=f"{role} backbone")
                                 )
-                            )
-                            role_backbones, role_models = [], []
-                            for role in AGENT_ROLES:
-                                with gr.Row(equal_height=True):
-                                    role_backbones.append(
-                                        gr.Dropdown(
-                                            role_backbone_choices(), value=SAME, label=f"{role} backbone"
-                                        )
-                                    )
-                                    role_models.append(
-                                        gr.Textbox(label=f"{role} model", placeholder="(default)")
-                                    )
-                            rules = gr.CheckboxGroup(
-                                [r.name for r in DEFAULT_RULES],
-                                value=[r.name for r in DEFAULT_RULES],
-                                label="Ask for approval before",
-                                elem_id="mae-safety",
-                            )
-                    with gr.Column(scale=4, min_width=300):
-                        phone = gr.Image(
-                            label="Phone (click to tap when no run is active)",
-                            type="pil",
-                            interactive=False,
-                            height=660,
-                            elem_id="mae-phone",
-                            buttons=["fullscreen"],
+                                role_models.append(gr.Textbox(label=f"{role} model", placeholder="(default)"))
+                        names = [r.name for r in DEFAULT_RULES]
+                        rules = gr.CheckboxGroup(
+                            names, value=names, label="Ask for approval before", elem_id="mae-safety"
                         )
-                        overlay = gr.Checkbox(
-                            value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay"
-                        )
+                with gr.Column(scale=4, min_width=300):
+                    phone = gr.Image(
+                        label="Phone (click to tap when no run is active)",
+                        type="pil",
+                        interactive=False,
+                        height=660,
+                        elem_id="mae-phone",
+                        buttons=["fullscreen"],
+                    )
+                    overlay = gr.Checkbox(
+                        value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay"
+                    )
+                    with gr.Row():
+                        manual_buttons = {
+                            op: gr.Button(op.replace("_", " "), size="sm", elem_id=f"mae-manual-{op.lower()}")
+                            for op in MANUAL_OPS
+                        }
+                        refresh_screen = gr.Button("⟳ Screen", size="sm", elem_id="mae-refresh-screen")
+                    manual_status = gr.Markdown(elem_id="mae-manual-status")
+                with gr.Column(scale=5, min_width=340):
+                    status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
+                    progress = gr.HTML(progress_html(RunView()), elem_id="mae-progress")
+                    with gr.Group(visible=False, elem_id="mae-approval") as approval_box:
+                        approval_md = gr.Markdown(elem_id="mae-approval-text")
                         with gr.Row():
-                            manual_buttons = {
-                                op: gr.Button(
-                                    op.replace("_", " "), size="sm", elem_id=f"mae-manual-{op.lower()}"
-                                )
-                                for op in MANUAL_OPS
-                            }
-                            refresh_screen = gr.Button("⟳ Screen", size="sm", elem_id="mae-refresh-screen")
-                        manual_status = gr.Markdown(elem_id="mae-manual-status")
-                    with gr.Column(scale=5, min_width=340):
-                        status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
-                        progress = gr.HTML(progress_html(RunView()), elem_id="mae-progress")
-                        with gr.Group(visible=False, elem_id="mae-approval") as approval_box:
-                            approval_md = gr.Markdown(elem_id="mae-approval-text")
-                            with gr.Row():
-                                approve_btn = gr.Button("✔ Approve", variant="primary", elem_id="mae-approve")
-                                reject_btn = gr.Button("✖ Reject", variant="stop", elem_id="mae-reject")
-                        with gr.Accordion("Working memory (plan, progress, notes)", open=False):
-                            working = gr.Markdown(elem_id="mae-working")
-                        timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline")
+                            approve_btn = gr.Button("✔ Approve", variant="primary", elem_id="mae-approve")
+                            reject_btn = gr.Button("✖ Reject", variant="stop", elem_id="mae-reject")
+                    with gr.Accordion("Working memory (plan, progress, notes)", open=False):
+                        working = gr.Markdown(elem_id="mae-working")
+                    timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
 
             with gr.Tab("Memory", id="memory"):
                 mem_header = gr.Markdown(elem_id="mae-memory-header")
@@ -220,37 +195,39 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         save_tips = gr.Button("Save Tips", elem_id="mae-save-tips")
                     with gr.Column():
                         shortcut_table = gr.Dataframe(
-                            headers=memory_tab.SHORTCUT_COLUMNS, interactive=False, label="Shortcuts and usage",
-                            elem_id="mae-shortcut-table", wrap=True,
-                        )  # fmt: skip
+                            headers=memory_tab.SHORTCUT_COLUMNS,
+                            interactive=False,
+                            wrap=True,
+                            label="Shortcuts and their usage",
+                            elem_id="mae-shortcut-table",
+                        )
                         shortcuts_json = gr.Code(
-                            language="json", label="Shortcuts (JSON)", elem_id="mae-shortcuts-json"
+                            language="json", label="Shortcuts (JSON)", elem_id="mae-shortcuts"
                         )
                         save_shortcuts = gr.Button(
                             "Validate and save Shortcuts", elem_id="mae-save-shortcuts"
                         )
                 mem_status = gr.Markdown(elem_id="mae-memory-status")
-                with gr.Accordion("Import / export", open=False):
-                    with gr.Row():
-                        import_tips = gr.File(label="Tips file (.txt)", file_types=[".txt"], type="filepath")
-                        import_shortcuts = gr.File(
-                            label="Shortcuts file (.json)", file_types=[".json"], type="filepath"
-                        )
-                    with gr.Row():
-                        import_btn = gr.Button("Import")
-                        export_btn = gr.Button("Export current memory")
-                    export_file = gr.File(label="Export", interactive=False)
+                with gr.Accordion("Import / export", open=False), gr.Row():
+                    import_tips = gr.File(label="Tips file (.txt)", file_types=[".txt"], type="filepath")
+                    import_shortcuts = gr.File(
+                        label="Shortcuts file (.json)", file_types=[".json"], type="filepath"
+                    )
+                    with gr.Column():
+                        import_btn = gr.Button("Import", elem_id="mae-import")
+                        export_btn = gr.Button("Export current memory", elem_id="mae-export")
+                        export_file = gr.File(label="Export", interactive=False, elem_id="mae-export-file")
                 with gr.Accordion("History", open=True):
                     history_table = gr.Dataframe(
                         headers=memory_tab.HISTORY_COLUMNS,
                         interactive=False,
-                        elem_id="mae-memory-history",
                         wrap=True,
+                        elem_id="mae-memory-history",
                     )
                     with gr.Row():
                         version = gr.Dropdown(label="Version", choices=[], elem_id="mae-memory-version")
                         rollback_btn = gr.Button("Roll back to this version", elem_id="mae-rollback")
-                        mem_refresh = gr.Button("⟳ Reload")
+                        mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
 
             with gr.Tab("History", id="history"):
                 with gr.Row(equal_height=True):
@@ -267,7 +244,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             elem_id="mae-replay-image",
                         )
                         replay_step = gr.Slider(
-                            1, 1, value=1, step=1, label="Step", elem_id="mae-replay-step"
+                            1, 2, value=1, step=1, label="Frame", elem_id="mae-replay-step"
                         )
                     with gr.Column(scale=5):
                         replay_card = gr.HTML(elem_id="mae-replay-card")
@@ -276,6 +253,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             gif_btn = gr.Button("Export animated GIF", elem_id="mae-gif")
                         download = gr.File(label="Download", interactive=False, elem_id="mae-download")
 
+        # ---------------------------------------------------------------- run
         run_outputs = [
             state,
             status,
@@ -288,48 +266,53 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             run_btn,
             stop_btn,
         ]
-        form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules, *role_backbones]
-        form_inputs += [*role_models, *key_boxes]
+        form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules]
+        form_inputs += [*role_backbones, *role_models, *key_boxes]
+        skip_rest = [gr.skip()] * (len(run_outputs) - 2)
 
-        # ---------------------------------------------------------------- run
-        def render(session: UiSession, image: Any = None) -> tuple[Any, ...]:
+        def render(session: UiSession, image: Any) -> tuple[Any, ...]:
             view = session.view
-            pending = view.pending_approval is not None
             return (
                 session,
                 status_markdown(view, time.time()),
                 progress_html(view),
                 timeline_html(view),
                 image,
-                gr.update(visible=pending),
+                gr.update(visible=view.pending_approval is not None),
                 approval_markdown(view),
                 memory_markdown(view),
                 gr.update(interactive=not view.running),
                 gr.update(interactive=view.running),
             )
 
-        def on_run(session: UiSession | None, show_boxes: bool, *values: Any) -> Iterator[tuple[Any, ...]]:
-            session = new_session(session)
+        def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
             task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = values[:8]
-            rest = list(values[8:])
-            count = len(AGENT_ROLES)
+            count, rest = len(AGENT_ROLES), list(values[8:])
+            keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
                 device=device_name or "virtual",
                 backbone=backbone_name or settings.backbone,
                 base_url=url or "",
                 model=model_name or "",
-                role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
-                role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
-                api_keys=session_keys(dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))),
                 max_steps=int(steps),
                 evolution=bool(evolution),
+                role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
+                role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
+                api_keys=session_keys(keys),
+            )
+            return form, list(rule_names or [])
+
+        def on_run(session: UiSession | None, show_boxes: bool, *values: Any) -> Iterator[tuple[Any, ...]]:
+            session = session or UiSession(
+                RunController(backend.run_job, approval_timeout_s=backend.approval_timeout_s)
             )
             if session.controller.active:
-                yield (session, "**A run is already going in this tab:** stop it first.", *[gr.skip()] * 8)
+                yield (session, "**A run is already going in this tab:** stop it first.", *skip_rest)
                 return
             try:
-                job = backend.make_job(form, list(rule_names or []))
+                form, rule_names = read_form(values)
+                job = backend.make_job(form, rule_names)
                 absent = missing_keys(job.settings, form.api_keys, os.environ)
                 if absent:
                     raise MaeError(
@@ -337,7 +320,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         "safety”, or set the environment variable on the server"
                     )
             except Exception as exc:
-                yield (session, f"**Cannot start:** {error_message(exc)}", *[gr.skip()] * 8)
+                yield (session, f"**Cannot start:** {error_message(exc)}", *skip_rest)
                 return
             job.on_perception = session.on_perception
             session.elements = []
@@ -348,9 +331,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             yield render(session, gr.skip())
             shown_version = session.view.screen_version
             while True:
-                events = session.controller.drain(0.5)
                 view = session.view
-                for event in events:
+                for event in session.controller.drain(0.5):
                     view.apply(event)
                 view.elements = session.elements
                 image: Any = gr.skip()
@@ -359,8 +341,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     image = _shown(phone_image(view, bool(show_boxes)))
                 yield render(session, image)
                 if view.finished is not None and not session.controller.active:
-                    break
-            yield render(session, gr.skip())
+                    return
 
         run_kw: dict[str, Any] = {"show_progress": "hidden", "concurrency_limit": None}
         run_btn.click(on_run, [state, overlay, *form_inputs], run_outputs, **run_kw)
@@ -373,16 +354,16 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         stop_btn.click(on_stop, state, status, queue=False)
 
-        def on_answer(approved: bool) -> Callable[[UiSession | None], Any]:
-            def answer(session: UiSession | None) -> Any:
+        def answer(approved: bool) -> Callable[[UiSession | None], Any]:
+            def handler(session: UiSession | None) -> Any:
                 if session is not None:
                     session.controller.answer(approved)
                 return gr.update(visible=False)
 
-            return answer
+            return handler
 
-        approve_btn.click(on_answer(True), state, approval_box, queue=False)
-        reject_btn.click(on_answer(False), state, approval_box, queue=False)
+        approve_btn.click(answer(True), state, approval_box, queue=False)
+        reject_btn.click(answer(False), state, approval_box, queue=False)
 
         # ---------------------------------------------------------------- phone view and manual control
         def current_screen(device_name: str) -> tuple[Any, str]:
@@ -391,35 +372,36 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             except Exception as exc:
                 return None, f"⚠ {error_message(exc)}"
 
-        def on_overlay(session: UiSession | None, device_name: str, show: bool) -> Any:
+        def on_overlay(session: UiSession | None, show: bool) -> Any:
             if session is None or (session.view.screen is None and session.view.annotated is None):
                 return gr.skip()
             session.view.elements = session.elements
             return _shown(phone_image(session.view, show))
 
-        overlay.change(on_overlay, [state, device, overlay], phone, show_progress="hidden")
+        overlay.change(on_overlay, [state, overlay], phone, show_progress="hidden")
 
         def manual(
-            session: UiSession | None, device_name: str, op: str, arguments: dict[str, Any]
+            session: UiSession | None, name: str, op: str, arguments: dict[str, Any]
         ) -> tuple[Any, str]:
             if session is not None and session.controller.active:
-                return gr.skip(), "A run is active: manual control works when it has ended (or press Stop)."
+                return gr.skip(), "A run is active: manual control works once it has ended (or press Stop)."
             try:
-                screen = manual_action(backend.pool.get(device_name), op, arguments)
+                screen = manual_action(backend.pool.get(name), op, arguments)
             except Exception as exc:
                 return gr.skip(), f"⚠ {error_message(exc)}"
             if session is not None:
                 session.view.screen, session.view.annotated = screen, None
-            return _shown(screen), f"Did `{op}{tuple(arguments.values()) if arguments else '()'}`."
+            done = f"{op}({', '.join(str(v) for v in arguments.values())})"
+            return _shown(screen), f"Did `{done}`."
 
-        def on_tap(session: UiSession | None, device_name: str, evt: gr.SelectData) -> tuple[Any, str]:
+        def on_tap(session: UiSession | None, name: str, evt: gr.SelectData) -> tuple[Any, str]:
             try:
-                screen_size = backend.pool.get(device_name).screen_size()
+                screen_size = backend.pool.get(name).screen_size()
                 shown = display_image(Image.new("L", screen_size)).size
                 x, y = to_screen(evt.index, shown, screen_size)
             except Exception as exc:
                 return gr.skip(), f"⚠ {error_message(exc)}"
-            return manual(session, device_name, "Tap", {"x": x, "y": y})
+            return manual(session, name, "Tap", {"x": x, "y": y})
 
         manual_kw: dict[str, Any] = {
             "concurrency_limit": 1,
@@ -455,12 +437,13 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         # ---------------------------------------------------------------- memory tab
         mem_outputs = [mem_header, tips, shortcut_table, shortcuts_json, history_table, version]
+        store = backend.memory_store
 
         def memory_values() -> tuple[Any, ...]:
             try:
-                view = memory_tab.load_view(backend.memory_store(), backend.usage_policy())
+                view = memory_tab.load_view(store(), backend.usage_policy())
             except MaeError as exc:
-                return (f"❌ {exc}", *[gr.skip()] * 5)
+                return (f"✖ {exc}", *[gr.skip()] * 5)
             choices = [str(v) for v in reversed(view.versions)]
             return (
                 view.header(),
@@ -471,103 +454,88 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 gr.update(choices=choices, value=choices[0] if choices else None),
             )
 
-        def after(action: Callable[..., str]) -> Callable[..., tuple[Any, ...]]:
+        def then_reload(action: Callable[..., str]) -> Callable[..., tuple[Any, ...]]:
             def handler(*args: Any) -> tuple[Any, ...]:
-                message = action(*args)
-                return (message, *memory_values())
+                return (action(*args), *memory_values())
 
             return handler
 
-        store = backend.memory_store
+        edited = [mem_status, *mem_outputs]
         mem_refresh.click(memory_values, None, mem_outputs)
-        save_tips.click(
-            after(lambda text: memory_tab.save_tips(store(), text)), tips, [mem_status, *mem_outputs]
-        )
+        save_tips.click(then_reload(lambda text: memory_tab.save_tips(store(), text)), tips, edited)
         save_shortcuts.click(
-            after(lambda text: memory_tab.save_shortcuts(store(), text)),
-            shortcuts_json,
-            [mem_status, *mem_outputs],
+            then_reload(lambda text: memory_tab.save_shortcuts(store(), text)), shortcuts_json, edited
         )
         import_btn.click(
-            after(lambda t, s: memory_tab.import_memory(store(), t, s)),
+            then_reload(lambda t, s: memory_tab.import_memory(store(), t, s)),
             [import_tips, import_shortcuts],
-            [mem_status, *mem_outputs],
+            edited,
         )
-        rollback_btn.click(
-            after(lambda v: memory_tab.rollback(store(), v)), version, [mem_status, *mem_outputs]
-        )
+        rollback_btn.click(then_reload(lambda v: memory_tab.rollback(store(), v)), version, edited)
         export_btn.click(lambda: str(memory_tab.export_memory(store())), None, export_file)
 
         # ---------------------------------------------------------------- history tab
         def run_choices(selected: str | None = None) -> Any:
-            listed = history.list_runs(backend.log_dir)
-            choices = [(info.label(), str(info.path)) for info in listed]
+            choices = [(info.label(), str(info.path)) for info in history.list_runs(backend.log_dir)]
             values = [value for _, value in choices]
-            value = selected if selected in values else (values[0] if values else None)
-            return gr.update(choices=choices, value=value)
+            return gr.update(
+                choices=choices, value=selected if selected in values else (values[0] if values else None)
+            )
 
         def on_pick_run(path: str | None) -> tuple[Any, ...]:
             replay = history.load_replay(path) if path else None
             if replay is None:
-                return "No run selected.", None, gr.update(minimum=1, maximum=1, value=1), ""
+                return "No run selected.", None, gr.update(maximum=2, value=1), ""
             image, card = history.frame_at(replay, 1)
-            count = max(1, len(replay.frames))
-            return history.summary_markdown(replay), image, gr.update(minimum=1, maximum=count, value=1), card
+            count = max(2, len(replay.frames))
+            return history.summary_markdown(replay), image, gr.update(maximum=count, value=1), card
 
-        def on_step(path: str | None, position: float) -> tuple[Any, str]:
+        def on_frame(path: str | None, position: float) -> tuple[Any, str]:
             replay = history.load_replay(path) if path else None
-            if replay is None:
-                return None, ""
-            return history.frame_at(replay, int(position))
+            return (None, "") if replay is None else history.frame_at(replay, int(position))
 
-        def on_export(kind: str) -> Callable[[str | None], Any]:
+        def exporter(kind: str) -> Callable[[str | None], Any]:
             def export(path: str | None) -> Any:
                 if not path:
                     gr.Warning("Pick a run first.")
                     return None
                 try:
-                    target = history.export_zip(path) if kind == "zip" else history.export_gif(path)
+                    return str(history.export_zip(path) if kind == "zip" else history.export_gif(path))
                 except (OSError, ValueError) as exc:
                     gr.Warning(str(exc))
                     return None
-                return str(target)
 
             return export
 
         runs_refresh.click(run_choices, runs, runs)
         runs.change(on_pick_run, runs, [run_summary, replay_image, replay_step, replay_card])
-        replay_step.change(on_step, [runs, replay_step], [replay_image, replay_card], show_progress="hidden")
-        zip_btn.click(on_export("zip"), runs, download)
-        gif_btn.click(on_export("gif"), runs, download)
+        replay_step.change(on_frame, [runs, replay_step], [replay_image, replay_card], show_progress="hidden")
+        zip_btn.click(exporter("zip"), runs, download)
+        gif_btn.click(exporter("gif"), runs, download)
 
         # ---------------------------------------------------------------- page load
         def on_load() -> tuple[Any, ...]:
             serials = attached(lister)
             chosen = default_device(serials, settings.device)
             image, message = current_screen(chosen)
-            return (
-                gr.update(choices=device_choices(serials), value=chosen),
-                image,
-                message,
-                run_choices(),
-                *memory_values(),
-            )
+            picker = gr.update(choices=device_choices(serials), value=chosen)
+            return (picker, image, message, run_choices(), *memory_values())
 
         demo.load(on_load, None, [device, phone, manual_status, runs, *mem_outputs])
     return demo
 
 
+def launch(demo: gr.Blocks, backend: Backend, **kwargs: Any) -> Any:
+    """Queue and launch ``demo`` with the demo's CSS and theme (Gradio 6 takes them in ``launch``)."""
+    demo.queue(default_concurrency_limit=8)
+    return demo.launch(css=CSS, theme=gr.themes.Soft(), allowed_paths=[str(backend.log_dir)], **kwargs)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the demo and serve it."""
     args = parse_args(argv)
-    settings: Settings = load_settings(args.profile, overrides=settings_overrides(args))
-    options = server_options(args)
-    backend = Backend(settings)
-    demo = build_demo(backend)
-    demo.queue(default_concurrency_limit=8)
-    demo.launch(
-        **options.launch_kwargs(), css=CSS, theme=gr.themes.Soft(), allowed_paths=[str(backend.log_dir)]
-    )
+    backend = Backend(load_settings(args.profile, overrides=settings_overrides(args)))
+    launch(build_demo(backend), backend, **server_options(args).launch_kwargs())
 
 
 if __name__ == "__main__":

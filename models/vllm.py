@@ -176,8 +176,8 @@ def build_command(
     images = options.images_per_prompt or defaults.images_per_prompt
     if options.api_key_env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", options.api_key_env):
         raise ConfigError(
-            "--api-key-env takes the NAME of an environment variable (like VLLM_KEY), not "
-            f"{options.api_key_env!r}"
+            "--api-key-env takes the NAME of an environment variable (letters, digits and _, like "
+            "LOCAL_VLLM_KEY), not the key itself"
         )
     argv = [
         "vllm",

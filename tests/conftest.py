@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -61,6 +62,12 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("MAE_ADB_AUTOSTART", "0")  # never start a real adb server on 5037
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _private_memory_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point the long-term memory at a fresh temporary folder, never the user's real one."""
+    monkeypatch.setenv("MAE_MEMORY_DIR", str(tmp_path_factory.getbasetemp() / "memory" / uuid.uuid4().hex))
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mae.cli import main
-from mae.config import ENV_FIELDS, Settings, load_settings
+from mae.config import ENV_FIELDS, load_settings
 from mae.errors import ConfigError
 from mae.llm.providers import AGENT_ROLES, PRESETS
 
@@ -173,7 +173,7 @@ def test_custom_backbone_needs_url_and_model() -> None:
 
 def test_unknown_role_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown agent role 'planner'"):
-        Settings().profile_for("planner")
+        load_settings(environ={}).profile_for("planner")
     profile = _profile(tmp_path, '[roles.planner]\nmodel = "x"\n')
     with pytest.raises(ConfigError, match="unknown agent role 'planner'"):
         load_settings(profile=profile, environ={})
@@ -300,6 +300,10 @@ def test_config_show_reports_broken_roles(
     code, out, _err = _run(capsys, "config", "show")
     assert code == 2
     assert "operator" in out and "error: the 'custom' backbone needs a base URL" in out
+    monkeypatch.setenv("MAE_BACKBONE", "openai")
+    monkeypatch.setenv("MAE_API_KEY_ENV", "sk-pasted-by-mistake")
+    code, out, _err = _run(capsys, "config", "show")
+    assert code == 2 and "must NAME an environment variable" in out and "sk-pasted-by-mistake" not in out
     monkeypatch.setenv("MAE_MAX_STEPS", "x")
     code, _out, err = _run(capsys, "config", "show")
     assert code == 2 and "loop.max_steps" in err

@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 from mae.config import Settings, load_settings
 from mae.errors import ConfigError
 from mae.llm.providers import AGENT_ROLES, PRESETS
+
+_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,6 +52,11 @@ def role_profiles(settings: Settings) -> dict[str, dict[str, Any]]:
             roles[role] = {"error": str(exc)}
             continue
         key_env = profile.api_key_env
+        if key_env and not _VAR_NAME.fullmatch(key_env):
+            roles[role] = {
+                "error": "api_key_env must NAME an environment variable (like OPENAI_API_KEY), not hold a key"
+            }
+            continue
         roles[role] = {
             "provider": profile.provider,
             "base_url": profile.base_url,
@@ -72,15 +80,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     roles = role_profiles(settings)
     broken = any("error" in info for info in roles.values())
     if args.json:
-        print(json.dumps({"settings": settings.model_dump(mode="json"), "roles": roles}, indent=2))
+        print(json.dumps({"settings": _masked(settings.model_dump(mode="json")), "roles": roles}, indent=2))
         return 2 if broken else 0
     source = args.profile or os.environ.get("MAE_PROFILE")
     print(f"profile file: {source or 'none'}")
     print("settings:")
-    for line in _flatten(settings.model_dump(mode="json", exclude={"roles"})):
+    for line in _flatten(_masked(settings.model_dump(mode="json", exclude={"roles"}))):
         print(f"  {line}")
     for role, override in settings.roles.items():
-        fields = override.model_dump(exclude_none=True)
+        fields = _masked(override.model_dump(exclude_none=True))
         if fields:
             print(f"  roles.{role}: {', '.join(f'{k}={v}' for k, v in fields.items())}")
     print("models per agent role:")
@@ -97,6 +105,19 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"note: set {', '.join(missing)} in the environment (or enter the key in the demo) before a run"
         )
     return 2 if broken else 0
+
+
+def _masked(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with any ``api_key_env`` that is not a variable name (a pasted key?) hidden."""
+    masked: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            masked[key] = _masked(value)
+        elif key == "api_key_env" and isinstance(value, str) and not _VAR_NAME.fullmatch(value):
+            masked[key] = "<hidden: not a variable name>"
+        else:
+            masked[key] = value
+    return masked
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> list[str]:

@@ -9,13 +9,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mae.config import Settings, load_settings
 from mae.errors import MemoryStoreError
 from mae.memory.longterm import HistoryEntry, MemoryStore, UpdateResult, policy_from, status_table
 from mae.memory.tips import split_tips
+
+if TYPE_CHECKING:
+    from mae.actions import Shortcut
+    from mae.agents.operator import ShortcutGuard
+    from mae.results import TaskResult
+    from mae.runtime import Runtime
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -223,3 +231,131 @@ def cmd_reinstate(args: argparse.Namespace) -> int:
     store = _store(_settings(args))
     _report(store.reinstate_shortcut(args.name, author="user (memory reinstate)"))
     return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Long-term memory in `python -m mae run` (flags added by mae.cli.run_cmd)
+
+
+def add_memory_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``run`` flags for long-term memory, evolution and task lists."""
+    group = parser.add_argument_group("long-term memory and evolution (docs/memory.md)")
+    group.add_argument("--memory-dir", type=Path, default=None, metavar="DIR", help="memory folder")
+    group.add_argument(
+        "--no-evolve", action="store_true", help="use the memory but do not update it after the task"
+    )
+    group.add_argument(
+        "--precondition",
+        choices=("operator", "verify", "off"),
+        default=None,
+        help="how a Shortcut's precondition is checked before it runs (default: operator)",
+    )
+    group.add_argument(
+        "--tasks", type=Path, default=None, metavar="FILE", help="run a task list (Mobile-Eval-E JSON)"
+    )
+    group.add_argument(
+        "--setting",
+        choices=("evolution", "individual"),
+        default="evolution",
+        help="task lists: share and evolve the memory (evolution) or start each from the initial memory",
+    )
+    group.add_argument(
+        "--between",
+        choices=("reset", "command", "enter", "none"),
+        default=None,
+        help="between tasks: reset the virtual phone, run --reset-command, wait for Enter, or nothing",
+    )
+    group.add_argument(
+        "--reset-command",
+        default=None,
+        metavar="CMD",
+        help="shell command that restores the phone between tasks",
+    )
+
+
+def memory_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """Settings overrides from the memory flags (None = not given)."""
+    return {
+        "memory_dir": getattr(args, "memory_dir", None),
+        "evolution.precondition": getattr(args, "precondition", None),
+        "evolution.evolve": False if getattr(args, "no_evolve", False) else None,
+    }
+
+
+def _progress(args: argparse.Namespace) -> Callable[[str], None]:
+    def say(message: str) -> None:
+        if not getattr(args, "quiet", False):
+            print(f"memory: {message}", flush=True)
+
+    return say
+
+
+def run_single_with_memory(
+    args: argparse.Namespace, runtime: Runtime, run_one: Callable[..., TaskResult]
+) -> TaskResult:
+    """One task with the store's Tips and Shortcuts, then the reflectors (unless --no-evolve)."""
+    from mae.evolution import MemorySession, run_with_memory
+
+    settings = runtime.settings
+    session = MemorySession(
+        settings, runtime.client, evolve=settings.evolution.evolve, progress=_progress(args)
+    )
+
+    def runner(
+        instruction: str, tips: str, shortcuts: dict[str, Shortcut], guard: ShortcutGuard | None
+    ) -> TaskResult:
+        return run_one(instruction, runtime, args, tips=tips, shortcuts=shortcuts, shortcut_guard=guard)
+
+    result, _report = run_with_memory(args.task, session, runner)
+    return result
+
+
+def run_task_list_from_args(
+    args: argparse.Namespace,
+    settings: Settings,
+    build: Callable[[Settings], Runtime],
+    run_one: Callable[..., TaskResult],
+) -> int:
+    """``run --tasks FILE``: every task in order; exit 0 when all finished, else 1."""
+    from mae.evolution import (
+        BetweenTasks,
+        MemorySession,
+        load_tasks,
+        report_path_for,
+        run_task_list,
+        summary_lines,
+    )
+
+    if args.task:
+        raise MemoryStoreError("give either a task or --tasks FILE, not both")
+    tasks = load_tasks(args.tasks)
+    evolution = args.setting == "evolution"
+    if evolution and not settings.evolution.evolve:
+        raise MemoryStoreError("--setting evolution updates the memory after each task: drop --no-evolve")
+    runtime = build(settings)
+    try:
+        session = MemorySession(settings, runtime.client, use_store=evolution, progress=_progress(args))
+        mode = args.between or BetweenTasks.default_mode(runtime.device, args.reset_command)
+        between = BetweenTasks(mode, runtime.device, command=args.reset_command, progress=_progress(args))
+
+        def runner(
+            instruction: str, tips: str, shortcuts: dict[str, Shortcut], guard: ShortcutGuard | None
+        ) -> TaskResult:
+            return run_one(instruction, runtime, args, tips=tips, shortcuts=shortcuts, shortcut_guard=guard)
+
+        path = report_path_for(settings.log_dir, args.setting)
+        report = run_task_list(
+            tasks, session, runner, setting=args.setting, between=between, report_path=path
+        )
+    finally:
+        runtime.close()
+    for line in summary_lines(report):
+        print(line)
+    print(f"report: {path}")
+    return 0 if report.finished_count == len(tasks) else 1
+
+
+def load_memory(settings: Settings) -> tuple[str, dict[str, Shortcut]]:
+    """The store's Tips and the Shortcuts the Operator may use (no retrieval, no guard)."""
+    state = MemoryStore(settings.memory_dir).load()
+    return state.tips, state.usable_shortcuts(policy_from(settings.evolution))

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from platformdirs import user_log_dir
+from pydantic import ValidationError
 
 from mae.config import load_settings
 from mae.errors import ConfigError
@@ -149,6 +150,22 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve_options(args: argparse.Namespace, extra: list[str]) -> ServeOptions:
+    return ServeOptions(
+        host=args.host,
+        port=args.port,
+        dtype=args.dtype,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        max_model_len=args.max_model_len,
+        tensor_parallel_size=args.tensor_parallel_size,
+        images_per_prompt=args.images_per_prompt,
+        served_model_name=args.served_model_name,
+        api_key_env=args.api_key_env,
+        weights=args.weights,
+        extra_args=extra,
+    )
+
+
 def _gpu_text(gib: float, gpus: int) -> str:
     if not gib:
         return "CPU"
@@ -162,19 +179,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         extra = shlex.split(args.vllm_args)
     except ValueError as exc:
         raise ConfigError(f"--vllm-args is not a valid shell-quoted string: {exc}") from None
-    options = ServeOptions(
-        host=args.host,
-        port=args.port,
-        dtype=args.dtype,
-        gpu_memory_utilization=args.gpu_memory_utilization,
-        max_model_len=args.max_model_len,
-        tensor_parallel_size=args.tensor_parallel_size,
-        images_per_prompt=args.images_per_prompt,
-        served_model_name=args.served_model_name,
-        api_key_env=args.api_key_env,
-        weights=args.weights,
-        extra_args=extra,
-    )
+    try:
+        options = _serve_options(args, extra)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"--{'-'.join(str(p) for p in e['loc']).replace('_', '-')}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(f"invalid serve options: {problems}") from None
     command = build_command(entry, options, version=vllm_version())
     need = entry.estimate_gpu_gb(command.max_model_len, command.tensor_parallel_size)
     if args.dry_run:
@@ -185,14 +196,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(line)
         return 0
 
-    for warning in preflight(entry, command):
-        print(f"warning: {warning}", file=sys.stderr)
     api_key = os.environ.get(command.api_key_env) if command.api_key_env else None
     if _port_in_use(command.base_url):
         wait_for_model(command.base_url, command.served_model_name, timeout_s=0, api_key=api_key)
         print(f"{command.served_model_name} is already served at {command.base_url}; nothing to start")
         _print_use(command)
         return 0
+    for warning in preflight(entry, command):
+        print(f"warning: {warning}", file=sys.stderr)
     log_path = args.log_file or Path(user_log_dir("mae")) / f"vllm-{entry.name}-{args.port}.log"
     server = launch(command, log_path)
     print(f"started vLLM (pid {server.pid}) for {entry.label}; log: {log_path}", flush=True)

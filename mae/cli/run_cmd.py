@@ -13,8 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
-from mae.actions import INITIAL_SHORTCUTS, ActionCall, Shortcut
-from mae.agents.defaults import INITIAL_TIPS
+from mae.actions import ActionCall, Shortcut
+from mae.cli import memory_cmd
 from mae.config import Settings, load_settings
 from mae.errors import ConfigError
 from mae.events import Event
@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("run", help="carry out a task on a phone (real or virtual)")
     parser.add_argument("task", nargs="?", help='what the phone should do, e.g. "Find the price of ..."')
     add_run_arguments(parser)
+    memory_cmd.add_memory_arguments(parser)
     parser.set_defaults(func=cmd_run)
 
 
@@ -59,24 +60,28 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             "api_key_env": args.api_key_env,
             "log_dir": args.log_dir,
             "loop.max_steps": args.max_steps,
+            **memory_cmd.memory_overrides(args),
         },
     )
 
 
-def make_approver(assume_yes: bool, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> Approver:
+def make_approver(assume_yes: bool, stdin: TextIO | None = None, out: TextIO | None = None) -> Approver:
     """``--yes`` approves; otherwise ask on the terminal, and refuse when nobody can answer."""
 
     def approve(call: ActionCall, description: str, step: int) -> bool:
+        reader, writer = stdin or sys.stdin, out or sys.stdout
         if assume_yes:
-            print(f"  approved (--yes): {call}", file=out)
+            print(f"  approved (--yes): {call}", file=writer)
             return True
-        if not stdin.isatty():
-            print("  refused: sensitive action and no terminal to ask; rerun with --yes to allow", file=out)
+        if not reader.isatty():
+            print(
+                "  refused: sensitive action and no terminal to ask; rerun with --yes to allow", file=writer
+            )
             return False
-        print(f"  step {step} wants to run a sensitive action: {call}\n  ({description})", file=out)
-        out.write("  allow it? [y/N] ")
-        out.flush()
-        return stdin.readline().strip().lower() in ("y", "yes")
+        print(f"  step {step} wants to run a sensitive action: {call}\n  ({description})", file=writer)
+        writer.write("  allow it? [y/N] ")
+        writer.flush()
+        return reader.readline().strip().lower() in ("y", "yes")
 
     return approve
 
@@ -84,7 +89,7 @@ def make_approver(assume_yes: bool, stdin: TextIO = sys.stdin, out: TextIO = sys
 class StepPrinter:
     """An event listener that prints one concise block per step."""
 
-    def __init__(self, max_steps: int, out: TextIO = sys.stdout, quiet: bool = False) -> None:
+    def __init__(self, max_steps: int, out: TextIO | None = None, quiet: bool = False) -> None:
         self.max_steps = max_steps
         self.out = out
         self.quiet = quiet
@@ -92,6 +97,9 @@ class StepPrinter:
 
     def __call__(self, event: Event) -> None:
         data, line = event.data, None
+        if self.seconds and (event.type == "run_finished" or data.get("stage") == "manager"):
+            self._print("  time: " + "  ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items()), event.type)
+            self.seconds = {}
         if event.type == "run_started":
             line = f"task: {data['task']}\ndevice: {data['device']}  backbone: {data['backbone']}"
             line += f"\nlog: {data['run_dir']}"
@@ -106,9 +114,7 @@ class StepPrinter:
             line = f"  action: {data['action']}  ({_short(data['description'], 80)})"
         elif event.type == "outcome":
             error = f"  {_short(data['error_description'] or '', 90)}" if data["outcome"] != "A" else ""
-            timing = "  ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
-            line = f"  outcome: {data['outcome']}{error}\n  time: {timing}"
-            self.seconds = {}
+            line = f"  outcome: {data['outcome']}{error}"
         elif event.type == "warning":
             line = f"  warning: {data['message']}"
         elif event.type == "run_finished":
@@ -119,8 +125,12 @@ class StepPrinter:
                 f"{data['steps']} steps in {data['seconds']:.1f} s; {totals['model_calls']} model calls, "
                 f"{totals['input_tokens']} input tokens, {totals['images']} images\nlog: {data['run_dir']}"
             )
-        if line is not None and (not self.quiet or event.type == "run_finished"):
-            print(line, file=self.out, flush=True)
+        if line is not None:
+            self._print(line, event.type)
+
+    def _print(self, line: str, event_type: str) -> None:
+        if not self.quiet or event_type == "run_finished":
+            print(line, file=self.out or sys.stdout, flush=True)
 
 
 def _short(text: str, limit: int = 100) -> str:
@@ -129,8 +139,8 @@ def _short(text: str, limit: int = 100) -> str:
 
 
 def load_memory(args: argparse.Namespace, settings: Settings) -> tuple[str, dict[str, Shortcut]]:
-    """The Tips and Shortcuts a run starts from (the paper's initial ones)."""
-    return INITIAL_TIPS, dict(INITIAL_SHORTCUTS)
+    """The Tips and Shortcuts a run starts from: the long-term memory's (withheld Shortcuts left out)."""
+    return memory_cmd.load_memory(settings)
 
 
 def run_one(
@@ -164,13 +174,14 @@ def run_one(
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the task; the exit code says how it ended."""
+    if getattr(args, "tasks", None):
+        return memory_cmd.run_task_list_from_args(args, settings_from_args(args), build_runtime, run_one)
     if not args.task:
         raise ConfigError('give the task to carry out: python -m mae run "Open Notes and ..."')
     settings = settings_from_args(args)
-    tips, shortcuts = load_memory(args, settings)
     runtime = build_runtime(settings)
     try:
-        result = run_one(args.task, runtime, args, tips=tips, shortcuts=shortcuts)
+        result = memory_cmd.run_single_with_memory(args, runtime, run_one)
     finally:
         runtime.close()
     return result.exit_code

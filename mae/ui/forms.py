@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from mae.config import RoleModel, Settings
 from mae.errors import ConfigError
@@ -49,6 +49,14 @@ class RunForm(BaseModel):
     api_keys: dict[str, str] = Field(default_factory=dict, repr=False)
     max_steps: int = 40
     evolution: bool = True
+
+    @field_validator("role_backbones", "role_models", "api_keys", mode="before")
+    @classmethod
+    def _no_none(cls, value: Any) -> Any:
+        """Empty form fields arrive as None: drop them."""
+        if isinstance(value, Mapping):
+            return {str(k): str(v) for k, v in value.items() if v is not None}
+        return value
 
     def __repr__(self) -> str:  # keys must never show up in a traceback or log line
         return f"RunForm(task={self.task!r}, device={self.device!r}, backbone={self.backbone!r})"

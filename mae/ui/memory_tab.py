@@ -94,14 +94,14 @@ def load_view(store: MemoryStore, policy: UsagePolicy | None = None) -> MemoryVi
 def describe_update(result: UpdateResult, what: str) -> str:
     """A one-paragraph report of an edit: the new version or 'nothing changed', and refused entries."""
     if result.changed:
-        text = f"✅ {what} saved as version {result.version}."
+        text = f"✔ {what} saved as version {result.version}."
         if result.change.changes:
             text += " " + "; ".join(result.change.changes) + "."
     else:
         text = f"{what}: nothing changed."
     if result.change.rejected:
         refused = "; ".join(str(r) for r in result.change.rejected)
-        text += f"\n\n❌ Refused (kept as they were): {refused}"
+        text += f"\n\n✖ Refused (kept as they were): {refused}"
     return text
 
 
@@ -110,7 +110,7 @@ def save_tips(store: MemoryStore, text: str) -> str:
     try:
         return describe_update(store.set_tips(text, author="user (demo)"), "Tips")
     except MemoryStoreError as exc:
-        return f"❌ {exc}"
+        return f"✖ {exc}"
 
 
 def validate_shortcuts_json(text: str) -> tuple[Any | None, str | None]:
@@ -119,7 +119,7 @@ def validate_shortcuts_json(text: str) -> tuple[Any | None, str | None]:
         return json.loads(text), None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
-        return None, f"❌ The Shortcuts are not valid JSON: {exc.msg} at {where}. Nothing was saved."
+        return None, f"✖ The Shortcuts are not valid JSON: {exc.msg} at {where}. Nothing was saved."
 
 
 def save_shortcuts(store: MemoryStore, text: str) -> str:
@@ -133,7 +133,7 @@ def save_shortcuts(store: MemoryStore, text: str) -> str:
     try:
         result = store.put_shortcuts(data, author="user (demo)", mode="replace", source="the editor")
     except MemoryStoreError as exc:
-        return f"❌ {exc}"
+        return f"✖ {exc}"
     return describe_update(result, "Shortcuts")
 
 
@@ -148,7 +148,7 @@ def import_memory(store: MemoryStore, tips_file: str | None, shortcuts_file: str
             author="import (demo)",
         )
     except MemoryStoreError as exc:
-        return f"❌ {exc}"
+        return f"✖ {exc}"
     return describe_update(result, "Import")
 
 
@@ -173,4 +173,4 @@ def rollback(store: MemoryStore, version: Any) -> str:
     try:
         return describe_update(store.rollback(number, author="user (demo)"), f"Rollback to version {number}")
     except MemoryStoreError as exc:
-        return f"❌ {exc}"
+        return f"✖ {exc}"

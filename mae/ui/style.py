@@ -5,7 +5,6 @@ from __future__ import annotations
 CSS = """
 #mae-phone img { object-fit: contain; background: #111; border-radius: 18px; }
 #mae-phone { max-width: 420px; margin: 0 auto; }
-#mae-timeline { max-height: 720px; overflow-y: auto; }
 .mae-timeline { display: flex; flex-direction: column; gap: 10px; font-size: 14px; }
 .mae-empty { color: var(--body-text-color-subdued); padding: 12px; }
 .mae-step { border: 1px solid var(--border-color-primary); border-radius: 10px; padding: 8px 12px;

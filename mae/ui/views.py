@@ -17,10 +17,10 @@ from PIL import Image, ImageDraw
 from mae.events import Event
 
 STAGE_LABELS: dict[str, str] = {
-    "perceive": "Perceptor",
     "manager": "Manager",
     "operator": "Operator",
     "execute": "Execute",
+    "perceive": "Perceptor",
     "reflector": "Action Reflector",
     "notetaker": "Notetaker",
     "experience": "Experience Reflector",
@@ -297,6 +297,9 @@ def step_html(record: StepRecord, live_stage: str | None = None) -> str:
     """One step of the timeline as an HTML card: every stage's fields and time, outcome, approvals."""
     total = sum(s.seconds for s in record.stages.values())
     title = "Start" if record.index == 0 else f"Step {record.index}"
+    manager = record.stages.get("manager")
+    if manager is not None and manager.result.get("finished") and not record.action:
+        title += " — the Manager judges the task finished"
     if record.action:
         title += f" — <code>{html.escape(record.action)}</code>"
     badge = ""
@@ -391,10 +394,10 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
         return "**Ready.** Choose a device and a backbone, type a task and press **Run**."
     if view.finished is None:
         if view.pending_approval is not None:
-            return f"**⏸ Waiting for your approval** of `{view.pending_approval.get('action', '')}`."
+            return f"**Waiting for your approval** of `{view.pending_approval.get('action', '')}`."
         elapsed = f" · {now - view.started_at:.0f} s" if now is not None and view.started_at else ""
         return (
-            f"**⏳ Running** on `{view.device}` with `{view.backbone}`{elapsed} · "
+            f"**Running** on `{view.device}` with `{view.backbone}`{elapsed} · "
             f"{view.model_calls} model calls · {view.input_tokens + view.output_tokens} tokens"
         )
     data = view.finished
@@ -403,7 +406,7 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
     tokens_in = int(totals.get("input_tokens", view.input_tokens) or 0)
     tokens_out = int(totals.get("output_tokens", view.output_tokens) or 0)
     reason = str(data.get("exit_reason", "unknown"))
-    icon = "✅ Finished" if data.get("finished") else "⏹ Ended"
+    icon = "✔ Finished" if data.get("finished") else "■ Ended"
     seconds = float(data.get("seconds") or 0.0)
     steps = int(data.get("steps") or 0)
     text = (

@@ -60,7 +60,10 @@ def operator_reply(action: dict[str, Any] | str, description: str = "Do it.") ->
 
 
 def reflector_reply(outcome: str = "A", progress: str = "Progress made.", error: str = "None") -> str:
-    return f"### Outcome ###\n{outcome}\n\n### Error Description ###\n{error}\n\n### Progress Status ###\n{progress}\n"
+    return (
+        f"### Outcome ###\n{outcome}\n\n### Error Description ###\n{error}\n\n"
+        f"### Progress Status ###\n{progress}\n"
+    )
 
 
 def notes_reply(notes: str = "None") -> str:

@@ -91,7 +91,10 @@ def test_loop_shortcut_runs_atomic_steps_with_a_screen_after_each(
         return {"name": "Tap_Type_and_Enter", "arguments": {"x": x, "y": y, "text": "ninja"}}
 
     fake_server.responder = Script(
-        [Step("Open Amazon", {"name": "Open_App", "arguments": {"app_name": "Amazon"}}), Step("Search", search)]
+        [
+            Step("Open Amazon", {"name": "Open_App", "arguments": {"app_name": "Amazon"}}),
+            Step("Search", search),
+        ]
     )
     result, events = run("Search Amazon for ninja")
     assert result.finished
@@ -104,7 +107,12 @@ def test_loop_shortcut_runs_atomic_steps_with_a_screen_after_each(
     run_dir = result.run_dir
     assert run_dir is not None
     names = {p.name for p in run_dir.iterdir()}
-    assert {"step_002_after_1.jpg", "step_002_after_2.jpg", "step_002_after.jpg", "step_002_before.jpg"} <= names
+    assert {
+        "step_002_after_1.jpg",
+        "step_002_after_2.jpg",
+        "step_002_after.jpg",
+        "step_002_before.jpg",
+    } <= names
 
 
 def test_loop_shortcut_stops_at_the_failing_step(
@@ -135,8 +143,12 @@ def test_loop_shortcut_stops_at_the_failing_step(
     assert "It stopped early: step 2 of 3" in reflector_text
 
 
-def test_loop_trajectory_records_prompts_replies_and_summary(run: RunFn, fake_server: FakeModelServer) -> None:
-    fake_server.responder = Script([Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})])
+def test_loop_trajectory_records_prompts_replies_and_summary(
+    run: RunFn, fake_server: FakeModelServer
+) -> None:
+    fake_server.responder = Script(
+        [Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})]
+    )
     result, _ = run("Open Notes")
     assert result.run_dir is not None
     assert re.fullmatch(r"\d{8}-\d{6}-open-notes", result.run_dir.name)
@@ -145,7 +157,9 @@ def test_loop_trajectory_records_prompts_replies_and_summary(run: RunFn, fake_se
     assert [r["agent"] for r in agents] == ["manager", "operator", "reflector", "notetaker", "manager"]
     first = agents[0]
     assert "### User Request ###\nOpen Notes" in first["prompt"] and "### Plan ###" in first["raw"]
-    assert first["parsed"]["subgoal"] == "Open Notes" and first["input_tokens"] > 0 and first["latency_s"] >= 0
+    assert (
+        first["parsed"]["subgoal"] == "Open Notes" and first["input_tokens"] > 0 and first["latency_s"] >= 0
+    )
     assert any(r["kind"] == "perception" for r in records) and records[-1]["kind"] == "exit"
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary["status"] == "done" and summary["exit_reason"] == "finished" and summary["finished"]

@@ -28,7 +28,12 @@ def test_loop_exit_codes_are_distinct() -> None:
 def test_loop_escalates_two_failures_to_the_manager(run: RunFn, fake_server: FakeModelServer) -> None:
     fake_server.responder = Script(
         [
-            Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Maps"}}, "B", "Maps opened, not Notes"),
+            Step(
+                "Open Notes",
+                {"name": "Open_App", "arguments": {"app_name": "Maps"}},
+                "B",
+                "Maps opened, not Notes",
+            ),
             Step("Open Notes", {"name": "Tap", "arguments": {"x": 5, "y": 1200}}, "C", "Tapped empty space"),
             Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}}),
         ]
@@ -71,7 +76,9 @@ def test_loop_exit_repeated_action_before_the_fourth_run(
     assert sum(1 for e in phone.state().log if e.action == "Home()") == 3
 
 
-def test_loop_swipe_and_back_are_exempt_from_the_repeat_exit(run: RunFn, fake_server: FakeModelServer) -> None:
+def test_loop_swipe_and_back_are_exempt_from_the_repeat_exit(
+    run: RunFn, fake_server: FakeModelServer
+) -> None:
     fake_server.responder = Script([Step("Scroll", SWIPE)], finish=False)
     result, _ = run("Scroll", loop={"max_steps": 5})
     assert result.exit_reason is ExitReason.MAX_STEPS and len(result.actions) == 5
@@ -79,7 +86,7 @@ def test_loop_swipe_and_back_are_exempt_from_the_repeat_exit(run: RunFn, fake_se
 
 def test_loop_exit_unusable_reply_after_one_correction(run: RunFn, fake_server: FakeModelServer) -> None:
     fake_server.add("I would open the Notes app first.", "Still no sections, sorry.", role="manager")
-    result, events = run("Open Notes")
+    result, _events = run("Open Notes")
     assert result.exit_reason is ExitReason.UNUSABLE_REPLY and "Manager" in result.message
     second = fake_server.requests_for("manager")[1]
     messages = second.body["messages"]
@@ -120,7 +127,9 @@ def test_loop_stop_flag_is_checked_before_the_action(
     run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
 ) -> None:
     stop = threading.Event()
-    fake_server.responder = Script([Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})])
+    fake_server.responder = Script(
+        [Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})]
+    )
 
     def press_stop(event: Event) -> None:
         if event.type == "stage_finished" and event.data["stage"] == "operator":
@@ -138,7 +147,9 @@ def test_loop_stop_before_start(run: RunFn, fake_server: FakeModelServer) -> Non
     assert result.exit_reason is ExitReason.STOPPED and not fake_server.requests
 
 
-def test_loop_rejected_sensitive_action(run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer) -> None:
+def test_loop_rejected_sensitive_action(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
     asked: list[tuple[ActionCall, str, int]] = []
 
     def approver(call: ActionCall, description: str, step: int) -> bool:
@@ -146,7 +157,13 @@ def test_loop_rejected_sensitive_action(run: RunFn, phone: VirtualPhone, fake_se
         return False
 
     fake_server.responder = Script(
-        [Step("Open X", {"name": "Open_App", "arguments": {"app_name": "X"}}, description="Open X to post a reply")]
+        [
+            Step(
+                "Open X",
+                {"name": "Open_App", "arguments": {"app_name": "X"}},
+                description="Open X to post a reply",
+            )
+        ]
     )
     result, events = run("Post on X", approver=approver)
     assert result.exit_reason is ExitReason.REJECTED and "sending a message" in result.message
@@ -156,7 +173,9 @@ def test_loop_rejected_sensitive_action(run: RunFn, phone: VirtualPhone, fake_se
     assert "approval_needed" in kinds and "approval" in kinds
 
 
-def test_loop_approved_sensitive_action_runs(run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer) -> None:
+def test_loop_approved_sensitive_action_runs(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
     fake_server.responder = Script(
         [Step("Open X", {"name": "Open_App", "arguments": {"app_name": "X"}}, description="Open X to post")]
     )

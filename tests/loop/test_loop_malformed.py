@@ -46,7 +46,9 @@ def test_loop_bad_operator_reply_is_corrected(
     assert phone.screen_name == "Notes/list"
 
 
-@pytest.mark.parametrize("case", [c for c in BAD_OPERATOR_REPLIES if c not in ("no sections", "missing description")])
+@pytest.mark.parametrize(
+    "case", [c for c in BAD_OPERATOR_REPLIES if c not in ("no sections", "missing description")]
+)
 def test_loop_invalid_action_twice_is_an_error_step(
     case: str, run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
 ) -> None:
@@ -110,7 +112,9 @@ def test_loop_shortcut_guard_refusal_is_fed_back(
 ) -> None:
     seen: list[tuple[str, dict[str, Any], int]] = []
 
-    def guard(shortcut: Shortcut, arguments: dict[str, Any], perception: Perception, image: Any) -> str | None:
+    def guard(
+        shortcut: Shortcut, arguments: dict[str, Any], perception: Perception, image: Any
+    ) -> str | None:
         seen.append((shortcut.name, arguments, len(perception.elements)))
         return "there is no text box with focus on this screen"
 

@@ -78,6 +78,8 @@ def test_serve_unknown_or_unservable_model(machine: Path, capsys: pytest.Capture
     assert code == 2 and "unknown model 'llava'" in err and "qwen2.5-vl-72b" in err
     code, _out, err = _run(capsys, "models", "serve", "grounding-dino-base", "--dry-run")
     assert code == 2 and "not served by vLLM" in err
+    code, _out, err = _run(capsys, "models", "serve", "7b", "--dry-run", "--gpu-memory-utilization", "1.5")
+    assert code == 2 and "--gpu-memory-utilization: Input should be less than or equal to 1" in err
 
 
 def test_serve_without_vllm_or_gpu_says_what_to_do(machine: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,237 @@
+"""The Experience Reflectors on the fake model server: Tips, Shortcut proposals, failures, flagging."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from memory_testkit import (
+    INITIAL_TIP_LINES,
+    SEARCH_SHORTCUT,
+    action,
+    make_client,
+    shortcuts_reply,
+    task_result,
+    tips_reply,
+)
+
+from mae.agents.experience import reflect_on_task
+from mae.memory.longterm import MemoryStore, UsagePolicy
+from mae.memory.tips import INITIAL_TIPS, split_tips
+from mae.results import ExitReason
+from mae.testing.fake_model_server import FakeModelServer, FakeReply
+
+TASK = "Search for ribeye steak on Walmart and note its price"
+
+
+def failed_task() -> object:
+    return task_result(
+        TASK,
+        [
+            action(1, 'Open_App("Walmart")'),
+            action(2, 'Tap_Type_and_Enter(540, 200, "ribeye")', shortcut="Tap_Type_and_Enter", atomic=3),
+            action(3, "Tap(540, 900)", outcome="B", error="Opened an ad instead of the product."),
+            action(4, "Back()", outcome="C", error="Nothing changed."),
+            action(5, "Back()", outcome="C", error="Still nothing changed."),
+        ],
+        exit_reason=ExitReason.CONSECUTIVE_ERRORS,
+        progress="Searched for ribeye; no price yet.",
+    )
+
+
+def test_memory_tips_are_updated_after_a_failed_task(tmp_path: Path, fake_server: FakeModelServer) -> None:
+    store = MemoryStore(tmp_path)
+    new_tip = "Sponsored results open ads: look for the product title before tapping."
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES, new_tip), role="experience")
+    fake_server.add(shortcuts_reply(), role="experience")
+    future = ["Check whether fresh oranges are on sale at Walmart"]
+    report = reflect_on_task(store, make_client(fake_server), failed_task(), future_tasks=future)  # type: ignore[arg-type]
+    fake_server.assert_done()
+
+    assert report.tips_updated and (report.tips_before, report.tips_after) == (4, 5)
+    assert report.version == 1 and report.problems == [] and report.rejected == []
+    state = store.load()
+    assert new_tip in state.tips and state.author == "experience reflector" and state.task == TASK
+    assert state.usage["Tap_Type_and_Enter"].successes == 1
+
+    tips_request, shortcuts_request = fake_server.requests_for("experience")
+    assert "did NOT complete" in tips_request.text and "consecutive_errors" in tips_request.text
+    assert "Opened an ad instead of the product." in tips_request.text
+    assert "fresh oranges" in tips_request.text and "fresh oranges" in shortcuts_request.text
+    assert INITIAL_TIPS.splitlines()[0] in tips_request.text
+    assert "Tap_Type_and_Enter" in shortcuts_request.text
+
+
+def test_memory_valid_and_invalid_shortcut_proposals(tmp_path: Path, fake_server: FakeModelServer) -> None:
+    store = MemoryStore(tmp_path)
+    unknown_op = {**copy.deepcopy(SEARCH_SHORTCUT), "name": "Search_By_Voice"}
+    unknown_op["atomic_action_sequence"][0] = {"name": "Speak", "arguments_map": {"text": "text"}}
+    unmapped = {**copy.deepcopy(SEARCH_SHORTCUT), "name": "Search_Half_Mapped"}
+    unmapped["atomic_action_sequence"][0] = {"name": "Tap", "arguments_map": {"x": "x"}}
+    literal = {**copy.deepcopy(SEARCH_SHORTCUT), "name": "Search_Bad_Literal"}
+    literal["atomic_action_sequence"][0] = {"name": "Tap", "arguments_map": {"x": "x", "y": "top"}}
+    duplicate = {**copy.deepcopy(SEARCH_SHORTCUT), "name": "Tap_Type_and_Enter"}
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES), role="experience")
+    fake_server.add(
+        shortcuts_reply([SEARCH_SHORTCUT, unknown_op, unmapped, literal, duplicate, "not an object"]),
+        role="experience",
+    )
+    report = reflect_on_task(store, make_client(fake_server), failed_task())  # type: ignore[arg-type]
+    fake_server.assert_done()
+
+    assert report.added == ["Search_In_App"]
+    reasons = {r.name: r.reason for r in report.rejected}
+    assert "unknown operation 'Speak'" in reasons["Search_By_Voice"]
+    assert "argument 'y' is not mapped" in reasons["Search_Half_Mapped"]
+    assert "'top' is neither a Shortcut argument" in reasons["Search_Bad_Literal"]
+    assert "duplicate name" in reasons["Tap_Type_and_Enter"]
+    assert "must be a JSON object" in reasons["(unnamed Shortcut)"]
+    state = store.load()
+    assert set(state.shortcuts) == {"Tap_Type_and_Enter", "Search_In_App"}
+    assert state.shortcuts["Tap_Type_and_Enter"].atomic_action_sequence[0].arguments_map == {"x": "x", "y": "y"}
+    logged = store.history()[-1]
+    assert {r.name for r in logged.rejected} == set(reasons)
+    assert "added Search_In_App" in logged.changes
+
+
+def test_memory_non_json_proposal_gets_one_correction_then_is_logged(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    store = MemoryStore(tmp_path)
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES, "Check the app before calling a Shortcut."), role="experience")
+    fake_server.add(shortcuts_reply(raw_new='{"name": "Broken", "arguments": ['), role="experience")
+    fake_server.add(shortcuts_reply(raw_new="Create_Note(text) taps the plus button"), role="experience")
+    report = reflect_on_task(store, make_client(fake_server), failed_task())  # type: ignore[arg-type]
+    fake_server.assert_done()
+
+    retry = fake_server.requests_for("experience")[2]
+    assert "could not be used" in retry.text and "not valid JSON" in retry.text
+    assert report.tips_updated, "the Tips reflector's result is kept when the other one fails"
+    assert any("Shortcuts reflector gave no usable reply" in p for p in report.problems)
+    assert set(store.load().shortcuts) == {"Tap_Type_and_Enter"}
+    assert any("Shortcuts reflector" in p for p in store.history()[-1].problems)
+
+
+def test_memory_corrected_proposal_is_accepted(tmp_path: Path, fake_server: FakeModelServer) -> None:
+    store = MemoryStore(tmp_path)
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES), role="experience")
+    fake_server.add("I would add a search Shortcut.", role="experience")
+    fake_server.add(shortcuts_reply([SEARCH_SHORTCUT]), role="experience")
+    report = reflect_on_task(store, make_client(fake_server), failed_task())  # type: ignore[arg-type]
+    assert report.added == ["Search_In_App"] and report.problems == []
+
+
+def test_memory_reflector_model_errors_never_lose_memory(tmp_path: Path, fake_server: FakeModelServer) -> None:
+    store = MemoryStore(tmp_path)
+    store.set_tips("1. Keep me.\n2. And me.\n")
+    store.put_shortcuts({"Search_In_App": SEARCH_SHORTCUT})
+    fake_server.add(FakeReply(status=500, body='{"error": {"message": "down"}}'), role="experience")
+    fake_server.add(FakeReply(status=503, body='{"error": {"message": "down"}}'), role="experience")
+    result = task_result(TASK, [action(1, "Back()")], exit_reason=ExitReason.MODEL_ERROR)
+    report = reflect_on_task(store, make_client(fake_server), result)
+    fake_server.assert_done()
+
+    assert len(report.problems) == 2 and all("memory it updates was kept" in p for p in report.problems)
+    assert report.version is None
+    state = store.load()
+    assert state.version == 2 and state.tips == "1. Keep me.\n2. And me.\n"
+    assert set(state.shortcuts) == {"Tap_Type_and_Enter", "Search_In_App"}
+    last = store.history()[-1]
+    assert last.version is None and len(last.problems) == 2
+
+
+def test_memory_tips_reply_dropping_most_tips_is_corrected(tmp_path: Path, fake_server: FakeModelServer) -> None:
+    store = MemoryStore(tmp_path)
+    many = [f"Tip number {i}." for i in range(1, 11)]
+    store.set_tips("\n".join(f"{i}. {t}" for i, t in enumerate(many, 1)))
+    fake_server.add(tips_reply("Only one tip survives."), role="experience")
+    fake_server.add(tips_reply("Only one tip survives."), role="experience")
+    fake_server.add(shortcuts_reply(), role="experience")
+    report = reflect_on_task(store, make_client(fake_server), failed_task())  # type: ignore[arg-type]
+    fake_server.assert_done()
+    assert "has 1 tips but there were 10" in fake_server.requests_for("experience")[1].text
+    assert not report.tips_updated
+    assert len(split_tips(store.load().tips)) == 10
+
+
+def test_memory_failing_shortcut_is_flagged_shown_for_revision_and_withheld(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    store = MemoryStore(tmp_path)
+    store.put_shortcuts({"Search_In_App": SEARCH_SHORTCUT})
+    policy = UsagePolicy(flag_after=2, withhold_after=3)
+    client = make_client(fake_server)
+
+    def failing_run(number: int) -> object:
+        return task_result(
+            f"Task {number}",
+            [
+                action(
+                    1,
+                    'Search_In_App(540, 200, "milk")',
+                    shortcut="Search_In_App",
+                    outcome="B",
+                    error=f"failure {number}: the app switcher was open, not the search page",
+                    atomic=3,
+                ),
+            ],
+            exit_reason=ExitReason.CONSECUTIVE_ERRORS,
+        )
+
+    for number in (1, 2):
+        fake_server.add(tips_reply(*INITIAL_TIP_LINES), role="experience")
+        fake_server.add(shortcuts_reply(), role="experience")
+        report = reflect_on_task(store, client, failing_run(number), policy=policy)  # type: ignore[arg-type]
+    assert report.usage == ["Search_In_App: failure -> flagged"]
+    state = store.load()
+    assert state.status("Search_In_App", policy) == "flagged"
+    assert "Search_In_App" in state.usable_shortcuts(policy)
+    prompt = fake_server.requests_for("experience")[-1].text
+    assert "Search_In_App(x, y, text) is FLAGGED: 2 failure(s) in 2 call(s)" in prompt
+    assert "failure 1: the app switcher was open" in prompt and "failure 2:" in prompt
+
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES), role="experience")
+    fake_server.add(shortcuts_reply(), role="experience")
+    report = reflect_on_task(store, client, failing_run(3), policy=policy)  # type: ignore[arg-type]
+    state = store.load()
+    assert report.usage == ["Search_In_App: failure -> withheld"]
+    assert state.status("Search_In_App", policy) == "withheld"
+    assert "Search_In_App" not in state.usable_shortcuts(policy)
+    assert "Search_In_App" in state.shortcuts, "withheld, never deleted"
+
+    revised = copy.deepcopy(SEARCH_SHORTCUT)
+    revised["precondition"] = "The app's own search page is in front (not the app switcher)."
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES), role="experience")
+    fake_server.add(shortcuts_reply(revised=[revised]), role="experience")
+    report = reflect_on_task(store, client, task_result("Task 4", []), policy=policy)
+    assert report.revised == ["Search_In_App"]
+    state = store.load()
+    assert state.shortcuts["Search_In_App"].precondition.startswith("The app's own search page")
+    assert state.status("Search_In_App", policy) == "ok", "a revision starts its usage afresh"
+    assert store.load_version(state.version - 1).shortcuts["Search_In_App"].precondition == (
+        SEARCH_SHORTCUT["precondition"]
+    )
+
+
+def test_memory_revision_of_unknown_shortcut_is_refused(tmp_path: Path, fake_server: FakeModelServer) -> None:
+    store = MemoryStore(tmp_path)
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES), role="experience")
+    fake_server.add(shortcuts_reply(revised=[SEARCH_SHORTCUT]), role="experience")
+    report = reflect_on_task(store, make_client(fake_server), task_result(TASK, []))
+    assert [r.name for r in report.rejected] == ["Search_In_App"]
+    assert "unknown Shortcut" in report.rejected[0].reason
+
+
+def test_memory_usage_only_without_reflection(tmp_path: Path, fake_server: FakeModelServer) -> None:
+    store = MemoryStore(tmp_path)
+    result = task_result(
+        TASK,
+        [action(1, 'Tap_Type_and_Enter(1, 2, "x")', shortcut="Tap_Type_and_Enter", atomic=3)],
+    )
+    report = reflect_on_task(
+        store, make_client(fake_server), result, reflect=False, refused={"Tap_Type_and_Enter": 2}
+    )
+    assert fake_server.requests == []
+    usage = store.load().usage["Tap_Type_and_Enter"]
+    assert (usage.calls, usage.successes, usage.refused) == (1, 1, 2)
+    assert report.usage == ["Tap_Type_and_Enter: success, 2 refused by the precondition check"]

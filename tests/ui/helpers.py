@@ -1,0 +1,111 @@
+"""Shared pieces of the UI tests: scripted agent replies, a fast Perceptor, an in-process demo server."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from mae.config import Settings, load_settings
+from mae.device.virtual import VirtualPhone
+from mae.perception.elements import Perception
+from mae.testing.fake_model_server import FakeModelServer, FakeReply
+from mae.ui.devices import DevicePool
+from mae.ui.runner import Backend
+
+MODEL = "fake-vlm"
+
+
+def manager(subgoal: str, plan: str = "1. Open Notes\n2. Go back to the home screen") -> str:
+    return f"### Thought ###\nThe task needs Notes.\n### Plan ###\n{plan}\n### Current Subgoal ###\n{subgoal}\n"
+
+
+def operator(action: dict[str, Any], description: str, thought: str = "This is the next move.") -> str:
+    return f"### Thought ###\n{thought}\n### Action ###\n{json.dumps(action)}\n### Description ###\n{description}\n"
+
+
+def reflector(progress: str, outcome: str = "A") -> str:
+    return (
+        f"### Outcome ###\n{outcome}\n### Error Description ###\nNone\n### Progress Status ###\n{progress}\n"
+    )
+
+
+def notetaker(notes: str = "None") -> str:
+    return f"### Important Notes ###\n{notes}\n"
+
+
+@dataclass
+class Script:
+    """Replies per role for a run, added to the fake server's role queues."""
+
+    manager: list[str | FakeReply]
+    operator: list[str | FakeReply]
+    reflector: list[str | FakeReply]
+    notetaker: list[str | FakeReply]
+
+    def load(self, server: FakeModelServer) -> None:
+        for role in ("manager", "operator", "reflector", "notetaker"):
+            server.add(*getattr(self, role), role=role)
+
+
+def two_step_script(second_description: str = "Return to the home screen", delay_s: float = 0.0) -> Script:
+    """Open Notes, then Home, then finished: two actions, three Manager turns."""
+    second_manager: str | FakeReply = manager("Go back to the home screen")
+    if delay_s:
+        second_manager = FakeReply(text=str(second_manager), delay_s=delay_s)
+    return Script(
+        manager=[manager("Open the Notes app"), second_manager, manager("Finished")],
+        operator=[
+            operator({"name": "Open_App", "arguments": {"app_name": "Notes"}}, "The Notes app opens"),
+            operator({"name": "Home", "arguments": {}}, second_description),
+        ],
+        reflector=[reflector("Notes is open"), reflector("Back on the home screen")],
+        notetaker=[notetaker("None"), notetaker("Notes app checked")],
+    )
+
+
+class TruthPerceptor:
+    """W_V straight from the virtual phone's own element list: instant and deterministic."""
+
+    def __init__(self, phone: VirtualPhone) -> None:
+        self.phone = phone
+        self.calls = 0
+
+    def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
+        self.calls += 1
+        width, height = image.size
+        active = self.phone.keyboard_active() if keyboard_active is None else keyboard_active
+        return Perception(width=width, height=height, elements=self.phone.ground_truth(), keyboard_active=active)
+
+
+def test_settings(tmp_path: Path, base_url: str, **extra: Any) -> Settings:
+    overrides = {
+        "backbone": "custom",
+        "base_url": base_url,
+        "model": MODEL,
+        "device": "virtual",
+        "log_dir": str(tmp_path / "runs"),
+        "memory_dir": str(tmp_path / "memory"),
+        "evolution.evolve": False,
+        **extra,
+    }
+    return load_settings(overrides=overrides, environ={})
+
+
+def make_backend(settings: Settings, phone: VirtualPhone, **kwargs: Any) -> Backend:
+    pool = DevicePool(opener=lambda name: phone)
+    return Backend(settings, pool=pool, perceptor_factory=lambda s: TruthPerceptor(phone), **kwargs)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+Waiter = Callable[[], bool]
