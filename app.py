@@ -63,6 +63,7 @@ EXAMPLES = [
     "Look up how many times the paper 'Attention Is All You Need' has been cited on Google Scholar, and "
     "write the number in a new note in Notes.",
 ]
+MANUAL_HINT = "Click the screen to tap there, or use the buttons (when no run is active)."
 KEY_NOTE = (
     "API keys stay in this browser session's memory only; they are never written to disk or logs. "
     "Empty fields fall back to the server's environment variables."
@@ -158,7 +159,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         )
                 with gr.Column(scale=4, min_width=300):
                     phone = gr.Image(
-                        label="Phone (click to tap when no run is active)",
+                        label="Phone",
+                        show_label=False,
                         type="pil",
                         interactive=False,
                         height=660,
@@ -174,7 +176,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             for op in MANUAL_OPS
                         }
                         refresh_screen = gr.Button("⟳ Screen", size="sm", elem_id="mae-refresh-screen")
-                    manual_status = gr.Markdown(elem_id="mae-manual-status")
+                    manual_status = gr.Markdown(MANUAL_HINT, elem_id="mae-manual-status")
                 with gr.Column(scale=5, min_width=340):
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
                     progress = gr.HTML(progress_html(RunView()), elem_id="mae-progress")
@@ -187,7 +189,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         working = gr.Markdown(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
 
-            with gr.Tab("Memory", id="memory"):
+            with gr.Tab("Memory", id="memory") as memory_page:
                 mem_header = gr.Markdown(elem_id="mae-memory-header")
                 with gr.Row(equal_height=False):
                     with gr.Column():
@@ -229,7 +231,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         rollback_btn = gr.Button("Roll back to this version", elem_id="mae-rollback")
                         mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
 
-            with gr.Tab("History", id="history"):
+            with gr.Tab("History", id="history") as history_page:
                 with gr.Row(equal_height=True):
                     runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs", scale=6)
                     runs_refresh = gr.Button("⟳", scale=1, min_width=40, elem_id="mae-runs-refresh")
@@ -272,6 +274,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         def render(session: UiSession, image: Any) -> tuple[Any, ...]:
             view = session.view
+            busy = view.running or session.controller.active
             return (
                 session,
                 status_markdown(view, time.time()),
@@ -281,8 +284,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 gr.update(visible=view.pending_approval is not None),
                 approval_markdown(view),
                 memory_markdown(view),
-                gr.update(interactive=not view.running),
-                gr.update(interactive=view.running),
+                gr.update(interactive=not busy),
+                gr.update(interactive=busy),
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
@@ -368,7 +371,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         # ---------------------------------------------------------------- phone view and manual control
         def current_screen(device_name: str) -> tuple[Any, str]:
             try:
-                return _shown(backend.pool.get(device_name).screenshot()), ""
+                return _shown(backend.pool.get(device_name).screenshot()), MANUAL_HINT
             except Exception as exc:
                 return None, f"⚠ {error_message(exc)}"
 
@@ -462,6 +465,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         edited = [mem_status, *mem_outputs]
         mem_refresh.click(memory_values, None, mem_outputs)
+        memory_page.select(memory_values, None, mem_outputs)
         save_tips.click(then_reload(lambda text: memory_tab.save_tips(store(), text)), tips, edited)
         save_shortcuts.click(
             then_reload(lambda text: memory_tab.save_shortcuts(store(), text)), shortcuts_json, edited
@@ -508,6 +512,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             return export
 
         runs_refresh.click(run_choices, runs, runs)
+        history_page.select(run_choices, runs, runs)
         runs.change(on_pick_run, runs, [run_summary, replay_image, replay_step, replay_card])
         replay_step.change(on_frame, [runs, replay_step], [replay_image, replay_card], show_progress="hidden")
         zip_btn.click(exporter("zip"), runs, download)

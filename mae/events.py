@@ -17,15 +17,15 @@ from PIL import Image
 EVENT_TYPES: dict[str, str] = {
     "run_started": "task, device, backbone, run_dir, max_steps",
     "stage_started": "stage (perceive|manager|operator|execute|reflector|notetaker|experience)",
-    "stage_finished": "stage, seconds, result (parsed reply as a dict), raw (model text, if any), tokens",
+    "stage_finished": "stage, seconds, result (parsed reply as a dict), raw (model text), tokens, problem",
     "model_call": "role, model, latency_s, input_tokens, output_tokens, images, ok, error",
-    "action": "action (text), description, steps (atomic ops), image = annotated screenshot",
-    "screen": "image = the current screenshot (after an action settles)",
+    "action": "action (text), description, steps (atomic ops), shortcut, image_path, image = annotated",
+    "screen": "image_path, shortcut_step (Shortcut steps only), image = the screen after an action",
     "outcome": "outcome (A|B|C), progress, error_description",
     "approval_needed": "action, description, reason (sensitive-action policy)",
     "approval": "approved (bool), action",
     "warning": "message",
-    "run_finished": "exit_reason, finished (bool), steps, seconds, totals, run_dir",
+    "run_finished": "exit_reason, finished (bool), steps, seconds, totals, run_dir, message",
 }
 """Event types and the keys of their ``data``."""
 

@@ -223,7 +223,7 @@ def reflect_tips(
         prompt,
         [],
         lambda text: parse_tips_reply(text, count),
-        agent="experience_tips",
+        agent="tips_reflector",
         on_turn=on_turn,
     )
 
@@ -257,7 +257,7 @@ def reflect_shortcuts(
         },
         prompts_dir,
     )
-    return ask(client, ROLE, prompt, [], parse_shortcuts_reply, agent="experience_shortcuts", on_turn=on_turn)
+    return ask(client, ROLE, prompt, [], parse_shortcuts_reply, agent="shortcuts_reflector", on_turn=on_turn)
 
 
 def _failure(name: str, result: AgentResult[Any] | None, error: Exception | None) -> str:

@@ -5,8 +5,8 @@ back to the Operator as feedback (it then picks another action). Modes (``evolut
 
 - ``operator``: the Operator's own judgement, as in the paper (its prompt lists every precondition),
   plus model-free checks of the call against the current screen: the first operation's tap target
-  must be on or next to something the Perceptor recognised, and a Shortcut that starts by typing needs
-  the keyboard shown.
+  must be at the height of something the Perceptor recognised (not an empty part of the screen), and
+  a Shortcut that starts by typing needs the keyboard shown.
 - ``verify``: the same checks, then a short call to the ``verifier`` model with the screenshot, the
   recognised elements and the precondition, which answers Yes or No with a reason.
 - ``off``: no check.
@@ -99,15 +99,18 @@ def screen_check(shortcut: Shortcut, arguments: dict[str, Any], perception: Perc
     if point is None or not perception.elements:
         return None
     x, y = point
-    margin = max(24, perception.width // 18)
+    # Lenient on purpose: wide input boxes show text only at one end, so any element in the same band
+    # of rows counts. What this catches is a tap into an empty part of the screen (a blank or loading
+    # page, the wrong app, coordinates remembered from another screen).
+    margin = max(24, perception.height // 40)
     for element in perception.elements:
-        left, top, right, bottom = element.box
-        if left - margin <= x <= right + margin and top - margin <= y <= bottom + margin:
+        _left, top, _right, bottom = element.box
+        if top - margin <= y <= bottom + margin:
             return None
     return (
-        f"nothing was recognised on the screen near ({x}, {y}), where it taps first, so the screen does not "
-        f"seem to meet its precondition ({shortcut.precondition or 'none given'}); check the screen and use "
-        "atomic operations or tap coordinates from the current screen"
+        f"nothing was recognised on the screen at the height of ({x}, {y}), where it taps first, so the "
+        f"screen does not seem to meet its precondition ({shortcut.precondition or 'none given'}); check "
+        "the screen and use atomic operations or tap coordinates from the current screen"
     )
 
 

@@ -118,7 +118,7 @@ def retrieve(
                 prompt,
                 [],
                 lambda text: parse_tip_selection(text, len(items)),
-                agent="retriever_tips",
+                agent="tips_retriever",
                 on_turn=on_turn,
             )
         except ModelError as exc:
@@ -144,7 +144,7 @@ def retrieve(
                 prompt,
                 [],
                 lambda text: parse_shortcut_selection(text, known),
-                agent="retriever_shortcuts",
+                agent="shortcuts_retriever",
                 on_turn=on_turn,
             )
         except ModelError as exc:

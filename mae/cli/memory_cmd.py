@@ -294,7 +294,7 @@ def run_single_with_memory(
     args: argparse.Namespace, runtime: Runtime, run_one: Callable[..., TaskResult]
 ) -> TaskResult:
     """One task with the store's Tips and Shortcuts, then the reflectors (unless --no-evolve)."""
-    from mae.evolution import MemorySession, run_with_memory
+    from mae.evolution import MemorySession
 
     settings = runtime.settings
     session = MemorySession(
@@ -306,7 +306,12 @@ def run_single_with_memory(
     ) -> TaskResult:
         return run_one(instruction, runtime, args, tips=tips, shortcuts=shortcuts, shortcut_guard=guard)
 
-    result, _report = run_with_memory(args.task, session, runner)
+    prepared = session.prepare(args.task)
+    result = runner(args.task, prepared.tips, prepared.shortcuts, prepared.guard)
+    try:
+        session.finish(result, prepared)
+    except MemoryStoreError as exc:  # the task's own exit code still tells how it went
+        print(f"warning: the long-term memory was not updated: {exc}", file=sys.stderr)
     return result
 
 

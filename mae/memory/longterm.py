@@ -14,8 +14,11 @@ is kept on disk, reported, and skipped in favour of the newest readable one; if 
 ``MemoryStoreError`` says what to do. Rollback and reset add a new version; nothing is ever deleted.
 
 The public API (used by the CLI, the runs and the UI): ``MemoryStore.load``, ``load_version``,
-``versions``, ``history``, ``update``, ``set_tips``, ``put_shortcuts``, ``delete_shortcut``,
-``reinstate_shortcut``, ``import_files``, ``export``, ``rollback``, ``reset``, ``log_event``.
+``versions``, ``history``, ``update``, ``set_tips``, ``put_shortcuts``, ``put_shortcuts_json``,
+``delete_shortcut``, ``reinstate_shortcut``, ``import_files``, ``export``, ``rollback``, ``reset``,
+``log_event``; ``MemoryState.status`` / ``usable_shortcuts`` and ``status_table`` for display.
+Every write returns an ``UpdateResult`` (the new state, the version written or None, and the change
+report with refused Shortcuts); every failure is a ``MemoryStoreError`` whose message says what to do.
 """
 
 from __future__ import annotations
@@ -29,12 +32,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
-from mae.actions import INITIAL_SHORTCUTS, Shortcut
-from mae.config import EvolutionSettings
+from mae.actions import Shortcut
 from mae.errors import MemoryStoreError
 from mae.memory.atomic import DirectoryLock, append_line, atomic_write_text, remove_stale_temp_files
+from mae.memory.models import (
+    FORMAT,
+    HistoryEntry,
+    MemoryState,
+    ShortcutFailure,
+    ShortcutStatus,
+    ShortcutUsage,
+    UsagePolicy,
+    initial_state,
+    policy_from,
+    status_table,
+)
 from mae.memory.shortcuts import (
     Rejection,
     ShortcutsFileError,
@@ -43,145 +57,33 @@ from mae.memory.shortcuts import (
     parse_shortcuts_text,
     same_definition,
     shortcut_entries,
-    shortcuts_to_json,
 )
-from mae.memory.tips import INITIAL_TIPS, normalize_tips, split_tips
+from mae.memory.tips import normalize_tips, split_tips
+
+__all__ = [
+    "FORMAT",
+    "SHORTCUTS_FILE",
+    "TIPS_FILE",
+    "Change",
+    "HistoryEntry",
+    "MemoryState",
+    "MemoryStore",
+    "Mutation",
+    "ShortcutFailure",
+    "ShortcutStatus",
+    "ShortcutUsage",
+    "UpdateResult",
+    "UsagePolicy",
+    "initial_state",
+    "policy_from",
+    "status_table",
+]
 
 logger = logging.getLogger("mae.memory")
-
-FORMAT = 1
-"""Snapshot format version written by this code."""
 
 TIPS_FILE = "tips.txt"
 SHORTCUTS_FILE = "shortcuts.json"
 _VERSION_NAME = re.compile(r"^(\d+)\.json$")
-_RECENT_FAILURES = 5
-
-
-class ShortcutFailure(BaseModel):
-    """One failed call of a Shortcut, as shown to the Shortcuts reflector for revision."""
-
-    task: str = ""
-    action: str = ""
-    outcome: str = ""
-    error: str = ""
-    time: float = Field(default_factory=time.time)
-
-
-class ShortcutUsage(BaseModel):
-    """How a Shortcut's current definition has fared (reset when the definition changes)."""
-
-    calls: int = 0
-    successes: int = 0
-    failures: int = 0
-    failure_streak: int = Field(default=0, description="failures since the last success")
-    refused: int = Field(default=0, description="calls the precondition check refused (not run)")
-    recent_failures: list[ShortcutFailure] = Field(default_factory=list)
-    last_used: float | None = None
-
-    def record(self, success: bool, failure: ShortcutFailure | None = None) -> None:
-        """Count one executed call."""
-        self.calls += 1
-        self.last_used = time.time()
-        if success:
-            self.successes += 1
-            self.failure_streak = 0
-            return
-        self.failures += 1
-        self.failure_streak += 1
-        if failure is not None:
-            self.recent_failures = [*self.recent_failures, failure][-_RECENT_FAILURES:]
-
-
-ShortcutStatus = Literal["ok", "flagged", "withheld", "invalid"]
-
-
-class UsagePolicy(BaseModel):
-    """When a failing Shortcut is flagged for revision and when it is withheld from the Operator."""
-
-    flag_after: int = Field(default=2, ge=1, description="consecutive failures before a Shortcut is flagged")
-    withhold_after: int = Field(default=3, ge=1, description="consecutive failures before it is withheld")
-
-
-class MemoryState(BaseModel):
-    """One version of the long-term memory, with who made it and why."""
-
-    format: int = FORMAT
-    version: int = 0
-    created_at: float = Field(default_factory=time.time)
-    author: str = "built-in"
-    summary: str = ""
-    task: str | None = None
-    changes: list[str] = Field(default_factory=list)
-    rejected: list[Rejection] = Field(default_factory=list)
-    problems: list[str] = Field(default_factory=list)
-    tips: str = ""
-    shortcuts: dict[str, Shortcut] = Field(default_factory=dict)
-    usage: dict[str, ShortcutUsage] = Field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The snapshot as stored (Shortcuts in the paper's JSON form)."""
-        data = self.model_dump(mode="json", exclude={"shortcuts"})
-        data["shortcuts"] = shortcuts_to_json(self.shortcuts)
-        return data
-
-    def content_key(self) -> str:
-        """A canonical text of the content (Tips, Shortcuts, usage), to tell whether anything changed."""
-        data = self.to_json()
-        return json.dumps({k: data[k] for k in ("tips", "shortcuts", "usage")}, sort_keys=True)
-
-    def tip_items(self) -> list[str]:
-        return split_tips(self.tips)
-
-    def usage_of(self, name: str) -> ShortcutUsage:
-        """The usage record of ``name`` (created empty if missing)."""
-        return self.usage.setdefault(name, ShortcutUsage())
-
-    def status(self, name: str, policy: UsagePolicy) -> ShortcutStatus:
-        """``invalid`` (unusable definition), ``withheld``, ``flagged`` or ``ok``."""
-        shortcut = self.shortcuts[name]
-        if shortcut.problems():
-            return "invalid"
-        streak = self.usage.get(name, ShortcutUsage()).failure_streak
-        if streak >= policy.withhold_after:
-            return "withheld"
-        if streak >= policy.flag_after:
-            return "flagged"
-        return "ok"
-
-    def usable_shortcuts(self, policy: UsagePolicy) -> dict[str, Shortcut]:
-        """The Shortcuts the Operator may use: all but withheld and invalid ones."""
-        return {n: s for n, s in self.shortcuts.items() if self.status(n, policy) in ("ok", "flagged")}
-
-    def flagged(self, policy: UsagePolicy) -> list[str]:
-        """Names of Shortcuts that keep failing (flagged or withheld), for the Shortcuts reflector."""
-        return [n for n in self.shortcuts if self.status(n, policy) in ("flagged", "withheld")]
-
-
-def initial_state() -> MemoryState:
-    """Version 0: the paper's initial Tips and Shortcuts."""
-    return MemoryState(
-        version=0,
-        created_at=0.0,
-        author="built-in",
-        summary="initial Tips and Shortcuts",
-        tips=INITIAL_TIPS,
-        shortcuts={name: s.model_copy(deep=True) for name, s in INITIAL_SHORTCUTS.items()},
-    )
-
-
-class HistoryEntry(BaseModel):
-    """One line of ``history.jsonl``: a new version, or an event that changed nothing (``version`` None)."""
-
-    time: float = Field(default_factory=time.time)
-    version: int | None = None
-    previous: int | None = None
-    author: str
-    summary: str
-    task: str | None = None
-    changes: list[str] = Field(default_factory=list)
-    rejected: list[Rejection] = Field(default_factory=list)
-    problems: list[str] = Field(default_factory=list, description="failures met, e.g. a reflector error")
 
 
 @dataclass
@@ -499,6 +401,24 @@ class MemoryStore:
         checked = [check_shortcut(value, key=key, source=source) for key, value in entries]
         return self.update(lambda state: _apply_shortcuts(state, checked, mode), author=author)
 
+    def put_shortcuts_json(
+        self,
+        text: str,
+        *,
+        author: str = "user",
+        mode: Literal["merge", "replace"] = "replace",
+        source: str = "editor",
+    ) -> UpdateResult:
+        """``put_shortcuts`` from JSON text (the UI's editor); ``MemoryStoreError`` if it is not JSON."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise MemoryStoreError(
+                f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+                "nothing changed"
+            ) from None
+        return self.put_shortcuts(data, author=author, mode=mode, source=source)
+
     def delete_shortcut(self, name: str, *, author: str = "user") -> UpdateResult:
         """Remove one Shortcut (it stays in earlier versions)."""
 
@@ -646,29 +566,3 @@ def _apply_shortcuts(state: MemoryState, checked: list[Shortcut | Rejection], mo
             state.usage.pop(name, None)
             change.changes.append(f"removed {name}")
     return change
-
-
-def status_table(state: MemoryState, policy: UsagePolicy) -> list[dict[str, Any]]:
-    """One row per Shortcut: name, status and usage counts (for ``memory show`` and the UI)."""
-    rows = []
-    for name in state.shortcuts:
-        usage = state.usage.get(name, ShortcutUsage())
-        rows.append(
-            {
-                "name": name,
-                "status": state.status(name, policy),
-                "calls": usage.calls,
-                "successes": usage.successes,
-                "failures": usage.failures,
-                "failure_streak": usage.failure_streak,
-                "refused": usage.refused,
-            }
-        )
-    return rows
-
-
-def policy_from(evolution: EvolutionSettings) -> UsagePolicy:
-    """The ``UsagePolicy`` of ``Settings.evolution``."""
-    return UsagePolicy(
-        flag_after=evolution.flag_after_failures, withhold_after=evolution.withhold_after_failures
-    )

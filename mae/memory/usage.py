@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from mae.memory.longterm import MemoryState, ShortcutFailure, UsagePolicy
+from mae.memory.models import MemoryState, ShortcutFailure, UsagePolicy
 from mae.memory.working import ActionRecord
 
 

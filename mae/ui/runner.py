@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from mae.actions import ActionCall
 from mae.config import Settings
 from mae.device.base import Device
 from mae.errors import ConfigError, DeviceBusyError
+from mae.events import Event
 from mae.loop import PerceptorLike
 from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
 from mae.perception.elements import Perception
@@ -125,32 +127,71 @@ class Backend:
         )
 
     def run_job(self, job: RunJob, hooks: RunHooks) -> Any:
-        """Run ``job`` to its end with the long-term memory; the result of ``run_task``."""
-        from mae.loop import run_task
+        """Run ``job`` to its end with the long-term memory (``mae.evolution``); the ``TaskResult``.
+
+        After the loop's ``run_finished`` the Experience Reflectors run when self-evolution is on; they
+        are reported as an ``experience`` stage so the page shows the memory being updated.
+        """
+        from mae.evolution import MemorySession, runtime_runner
 
         settings = job.settings
         perceptor: PerceptorLike = self.perceptor(settings)
         if job.on_perception is not None:
             perceptor = PerceptorTap(perceptor, job.on_perception)
         runtime = build_runtime(settings, job.api_keys, device=job.device, perceptor=perceptor)
-        store = MemoryStore(settings.memory_dir)
-        state = store.load()
+
+        memory = MemorySession(settings, runtime.client, evolve=settings.evolution.evolve)
+        prepared = memory.prepare(job.task)
+        for note in prepared.notes:  # withheld Shortcuts, retrieval, unreadable memory versions
+            hooks.listener(Event("warning", data={"message": f"memory: {note}"}))
 
         def approve(call: ActionCall, description: str, step: int) -> bool:
             return hooks.approve({"action": str(call), "description": description, "step": step})
 
-        return run_task(
-            job.task,
-            device=runtime.device,
-            client=runtime.client,
-            perceptor=runtime.perceptor,
-            settings=settings.loop,
-            tips=state.tips,
-            shortcuts=state.usable_shortcuts(policy_from(settings.evolution)),
+        runner = runtime_runner(
+            runtime.device,
+            runtime.client,
+            runtime.perceptor,
+            settings,
             listener=hooks.listener,
             stop_event=hooks.stop_event,
             approver=approve,
-            log_dir=settings.log_dir,
             safety=job.safety,
             backbone=runtime.backbone,
         )
+        result = runner(job.task, prepared.tips, prepared.shortcuts, prepared.guard)
+        if not memory.evolve:
+            return result
+        step = result.totals.steps
+        hooks.listener(Event("stage_started", step=step, data={"stage": "experience"}))
+        started = time.monotonic()
+        calls_before = len(runtime.client.records)
+        report = memory.finish(result, prepared)
+        records = runtime.client.records[calls_before:]
+        data: dict[str, Any] = {
+            "stage": "experience",
+            "seconds": round(time.monotonic() - started, 3),
+            "result": experience_result(report),
+            "tokens": {
+                "input": sum(r.input_tokens for r in records),
+                "output": sum(r.output_tokens for r in records),
+            },
+        }
+        hooks.listener(Event("stage_finished", step=step, data=data))
+        return result
+
+
+def experience_result(report: Any) -> dict[str, Any]:
+    """The fields of an ``ExperienceReport`` the timeline shows."""
+    if report is None:
+        return {}
+    rows: dict[str, Any] = {"summary": report.summary()}
+    if report.added:
+        rows["new_shortcuts"] = ", ".join(report.added)
+    if report.revised:
+        rows["revised"] = ", ".join(report.revised)
+    if report.rejected:
+        rows["refused"] = [str(r) for r in report.rejected]
+    if report.problems:
+        rows["problems"] = list(report.problems)
+    return rows

@@ -39,6 +39,13 @@ STAGE_FIELDS: dict[str, list[tuple[str, str]]] = {
     "perceive": [("elements", "Elements")],
     "reflector": [("outcome", "Outcome"), ("progress", "Progress"), ("error_description", "Feedback")],
     "notetaker": [("notes", "Notes")],
+    "experience": [
+        ("summary", "Memory"),
+        ("new_shortcuts", "New Shortcuts"),
+        ("revised", "Revised"),
+        ("refused", "Refused"),
+        ("problems", "Problems"),
+    ],
 }
 """The reply fields each stage's card shows, in order; other stages show every field."""
 
@@ -119,6 +126,8 @@ class RunView:
     elements: list[tuple[str, tuple[int, int, int, int]]] = field(default_factory=list)
     """The Perceptor's boxes of the latest screen ``(kind, box)``, set by the session (not an event)."""
     screen_version: int = 0
+    experience: StageRecord | None = None
+    """The Experience Reflectors' report (after the run, when self-evolution is on)."""
 
     @property
     def running(self) -> bool:
@@ -148,7 +157,7 @@ class RunView:
 
     def _on_stage_started(self, event: Event, data: dict[str, Any]) -> None:
         self.current_stage = str(data.get("stage", ""))
-        if event.step:
+        if event.step and self.current_stage != "experience":
             self.step(event.step)
 
     def _on_stage_finished(self, event: Event, data: dict[str, Any]) -> None:
@@ -161,7 +170,10 @@ class RunView:
             tokens=_token_sum(data.get("tokens")),
             problem=data.get("problem") or None,
         )
-        self.step(event.step).stages[stage] = record
+        if stage == "experience":
+            self.experience = record
+        else:
+            self.step(event.step).stages[stage] = record
         if self.current_stage == stage:
             self.current_stage = None
 
@@ -207,8 +219,7 @@ class RunView:
     def _on_warning(self, event: Event, data: dict[str, Any]) -> None:
         message = str(data.get("message", ""))
         self.warnings.append(message)
-        if event.step:
-            self.step(event.step).warnings.append(message)
+        self.step(event.step).warnings.append(message)
 
     def _on_run_finished(self, event: Event, data: dict[str, Any]) -> None:
         self.finished = dict(data)
@@ -338,6 +349,19 @@ def step_html(record: StepRecord, live_stage: str | None = None) -> str:
     return "".join(parts)
 
 
+def experience_html(view: RunView) -> str:
+    """The self-evolution card: the Experience Reflectors at work, or what they changed."""
+    body = ""
+    if view.experience is not None:
+        body = _stage_html(view.experience)
+    else:
+        body = '<div class="mae-live">The Experience Reflectors are updating the Tips and Shortcuts…</div>'
+    return (
+        '<div class="mae-step mae-experience" id="mae-step-experience"><div class="mae-step-head">'
+        f"<span>Self-evolution</span></div>{body}</div>"
+    )
+
+
 def timeline_html(view: RunView) -> str:
     """The whole timeline, newest step first, inside a container with a stable id."""
     shown = {i: r for i, r in view.steps.items() if i > 0 or r.warnings}
@@ -352,6 +376,8 @@ def timeline_html(view: RunView) -> str:
         body = f'<p class="mae-empty">{placeholder}</p>'
         return f'<div class="mae-timeline" id="mae-timeline-body">{body}</div>'
     cards = []
+    if view.experience is not None or view.current_stage == "experience":
+        cards.append(experience_html(view))
     for index in sorted(shown, reverse=True):
         live = view.current_stage if view.running and index == view.current_step else None
         cards.append(step_html(shown[index], live))
@@ -413,6 +439,10 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
         f"**{icon}:** {exit_text(reason)} (`{reason}`) · {steps} steps · {seconds:.1f} s · "
         f"{calls} model calls · {tokens_in + tokens_out} tokens ({tokens_in} in / {tokens_out} out)"
     )
+    if view.current_stage == "experience":
+        text += "\n\nUpdating the long-term memory (Experience Reflectors)…"
+    elif view.experience is not None:
+        text += f"\n\nSelf-evolution: {view.experience.result.get('summary', 'done')}"
     message = str(data.get("message") or "")
     if message and not data.get("finished"):
         text += f"\n\n{message}"

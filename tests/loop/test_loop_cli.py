@@ -46,7 +46,10 @@ def cli(server: FakeModelServer, tmp_path: Path, *extra: str) -> list[str]:
         "--model",
         "fake-vlm",
         "--log-dir",
-        str(tmp_path),
+        str(tmp_path / "runs"),
+        "--memory-dir",
+        str(tmp_path / "memory"),
+        "--no-evolve",
         *extra,
     ]
 
@@ -61,7 +64,7 @@ def test_loop_cli_run_prints_steps_and_exits_zero(
     assert 'action: Open_App("Notes")' in out and "outcome: A" in out
     assert re.search(r"finished: finished .*\n1 steps in [\d.]+ s; 5 model calls", out)
     assert cli_phone.screen_name == "Notes/list"
-    assert len(list(tmp_path.iterdir())) == 1
+    assert len(list((tmp_path / "runs").iterdir())) == 1
 
 
 def test_loop_cli_exit_code_tells_the_reason(

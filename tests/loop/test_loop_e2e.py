@@ -165,3 +165,16 @@ def test_loop_trajectory_records_prompts_replies_and_summary(
     assert summary["status"] == "done" and summary["exit_reason"] == "finished" and summary["finished"]
     assert summary["totals"]["model_calls"] == 5 and summary["actions"][0]["text"] == 'Open_App("Notes")'
     assert summary["plan"] and "api_key" not in (result.run_dir / "steps.jsonl").read_text().lower()
+
+
+def test_loop_parallel_notetaker_keeps_notes(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script(
+        [Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})],
+        notes=lambda request: "Groceries note exists.",
+    )
+    result, events = run("Open Notes", parallel_notetaker=True)
+    assert result.finished and result.memory.notes == "Groceries note exists."
+    stages = [e.data["stage"] for e in events if e.type == "stage_finished"]
+    assert stages.index("reflector") < stages.index("notetaker")
+    # the Notetaker ran on a snapshot taken before the Reflector updated the progress
+    assert "No progress yet." in fake_server.requests_for("notetaker")[0].text

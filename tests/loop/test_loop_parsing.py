@@ -150,7 +150,7 @@ def test_loop_validate_action_accepts_fences_and_surrounding_words() -> None:
 def test_loop_working_memory_counts_failures_and_repeats() -> None:
     memory = WorkingMemory(instruction="x")
     for step, outcome in enumerate(["A", "B", "C"], 1):
-        memory.record(ActionRecord(step=step, name="Home", text="Home()", outcome=outcome))  # type: ignore[arg-type]
+        memory.record(ActionRecord(step=step, name="Home", text="Home()", outcome=outcome))
     assert memory.consecutive_failures() == 2 and memory.trailing_repeats("Home()") == 3
     assert [e.step for e in memory.errors] == [2, 3]
     assert WorkingMemory.model_validate_json(memory.model_dump_json()) == memory

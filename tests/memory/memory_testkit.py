@@ -25,7 +25,9 @@ SEARCH_SHORTCUT: dict[str, Any] = {
 
 def make_client(server: FakeModelServer) -> ChatClient:
     return ChatClient(
-        ModelProfile(provider="test", base_url=server.base_url, model="fake-vlm", api_key_env=None, max_retries=0)
+        ModelProfile(
+            provider="test", base_url=server.base_url, model="fake-vlm", api_key_env=None, max_retries=0
+        )
     )
 
 

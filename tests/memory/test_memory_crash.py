@@ -60,7 +60,9 @@ def test_memory_store_survives_writers_killed_mid_write(tmp_path: Path) -> None:
         assert store.warnings == [], store.warnings
         assert state.version >= last_version
         if state.version:
-            assert state.tips == payload(state.version), f"version {state.version} holds another version's data"
+            assert state.tips == payload(state.version), (
+                f"version {state.version} holds another version's data"
+            )
             assert state.summary == f"write {state.version}"
         last_version = state.version
         history = store.history()

@@ -94,7 +94,9 @@ def test_memory_cli_show_import_export_history_rollback_reset(
     assert "refused Shortcut Fly_Home" in captured.err
 
     other = tmp_path / "other"
-    assert run_cli("memory", "import", "--tips", str(DATA / "paper_tips.txt"), "--memory-dir", str(other)) == 0
+    assert (
+        run_cli("memory", "import", "--tips", str(DATA / "paper_tips.txt"), "--memory-dir", str(other)) == 0
+    )
     capsys.readouterr()
     assert MemoryStore(other).load().tips.startswith("0. Do not add")
     assert MemoryStore(mem).load().version == 1, "--memory-dir overrides MAE_MEMORY_DIR"

@@ -88,7 +88,10 @@ def test_memory_valid_and_invalid_shortcut_proposals(tmp_path: Path, fake_server
     assert "must be a JSON object" in reasons["(unnamed Shortcut)"]
     state = store.load()
     assert set(state.shortcuts) == {"Tap_Type_and_Enter", "Search_In_App"}
-    assert state.shortcuts["Tap_Type_and_Enter"].atomic_action_sequence[0].arguments_map == {"x": "x", "y": "y"}
+    assert state.shortcuts["Tap_Type_and_Enter"].atomic_action_sequence[0].arguments_map == {
+        "x": "x",
+        "y": "y",
+    }
     logged = store.history()[-1]
     assert {r.name for r in logged.rejected} == set(reasons)
     assert "added Search_In_App" in logged.changes
@@ -98,7 +101,9 @@ def test_memory_non_json_proposal_gets_one_correction_then_is_logged(
     tmp_path: Path, fake_server: FakeModelServer
 ) -> None:
     store = MemoryStore(tmp_path)
-    fake_server.add(tips_reply(*INITIAL_TIP_LINES, "Check the app before calling a Shortcut."), role="experience")
+    fake_server.add(
+        tips_reply(*INITIAL_TIP_LINES, "Check the app before calling a Shortcut."), role="experience"
+    )
     fake_server.add(shortcuts_reply(raw_new='{"name": "Broken", "arguments": ['), role="experience")
     fake_server.add(shortcuts_reply(raw_new="Create_Note(text) taps the plus button"), role="experience")
     report = reflect_on_task(store, make_client(fake_server), failed_task())  # type: ignore[arg-type]
@@ -121,7 +126,9 @@ def test_memory_corrected_proposal_is_accepted(tmp_path: Path, fake_server: Fake
     assert report.added == ["Search_In_App"] and report.problems == []
 
 
-def test_memory_reflector_model_errors_never_lose_memory(tmp_path: Path, fake_server: FakeModelServer) -> None:
+def test_memory_reflector_model_errors_never_lose_memory(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
     store = MemoryStore(tmp_path)
     store.set_tips("1. Keep me.\n2. And me.\n")
     store.put_shortcuts({"Search_In_App": SEARCH_SHORTCUT})
@@ -140,7 +147,9 @@ def test_memory_reflector_model_errors_never_lose_memory(tmp_path: Path, fake_se
     assert last.version is None and len(last.problems) == 2
 
 
-def test_memory_tips_reply_dropping_most_tips_is_corrected(tmp_path: Path, fake_server: FakeModelServer) -> None:
+def test_memory_tips_reply_dropping_most_tips_is_corrected(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
     store = MemoryStore(tmp_path)
     many = [f"Tip number {i}." for i in range(1, 11)]
     store.set_tips("\n".join(f"{i}. {t}" for i, t in enumerate(many, 1)))
@@ -208,8 +217,9 @@ def test_memory_failing_shortcut_is_flagged_shown_for_revision_and_withheld(
     state = store.load()
     assert state.shortcuts["Search_In_App"].precondition.startswith("The app's own search page")
     assert state.status("Search_In_App", policy) == "ok", "a revision starts its usage afresh"
-    assert store.load_version(state.version - 1).shortcuts["Search_In_App"].precondition == (
-        SEARCH_SHORTCUT["precondition"]
+    assert (
+        store.load_version(state.version - 1).shortcuts["Search_In_App"].precondition
+        == (SEARCH_SHORTCUT["precondition"])
     )
 
 

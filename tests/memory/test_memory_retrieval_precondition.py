@@ -46,12 +46,18 @@ def test_memory_retrieval_selects_for_the_run_and_keeps_the_full_store(
         role="experience",
     )
     settings = EvolutionSettings(retrieve_tips_over=25, retrieve_shortcuts_over=10)
-    result = retrieve(make_client(fake_server), "Find a bakery on Maps", state.tips, state.shortcuts, settings)
+    result = retrieve(
+        make_client(fake_server), "Find a bakery on Maps", state.tips, state.shortcuts, settings
+    )
     fake_server.assert_done()
 
     assert "tips [31] do not exist" in fake_server.requests_for("experience")[1].text
     assert result.tips_selected == [3, 7, 12]
-    assert split_tips(result.tips) == ["Tip about app number 3.", "Tip about app number 7.", "Tip about app number 12."]
+    assert split_tips(result.tips) == [
+        "Tip about app number 3.",
+        "Tip about app number 7.",
+        "Tip about app number 12.",
+    ]
     assert list(result.shortcuts) == ["Search_App_2", "Tap_Type_and_Enter"]
     assert result.summary() == "3 of 30 Tips selected, 2 of 13 Shortcuts selected"
     assert "Find a bakery on Maps" in fake_server.requests_for("experience")[0].text
@@ -90,6 +96,10 @@ def perception(*elements: tuple[str, tuple[int, int, int, int]], keyboard: bool 
 def test_memory_screen_check_refuses_taps_on_nothing_and_typing_without_keyboard() -> None:
     screen = perception(("Search Walmart", (100, 150, 900, 250)), ("Deals", (100, 600, 300, 650)))
     assert screen_check(SEARCH, {"x": 500, "y": 200, "text": "milk"}, screen) is None
+    wide_bar = perception(("Search here", (168, 166, 384, 197)))
+    assert screen_check(SEARCH, {"x": 1000, "y": 181, "text": "milk"}, wide_bar) is None, (
+        "far end of a wide box"
+    )
     refusal = screen_check(SEARCH, {"x": 500, "y": 1500, "text": "milk"}, screen)
     assert refusal is not None and "(500, 1500)" in refusal and "An empty search box" in refusal
     type_first = Shortcut(
@@ -101,7 +111,9 @@ def test_memory_screen_check_refuses_taps_on_nothing_and_typing_without_keyboard
     assert "keyboard is hidden" in (screen_check(type_first, {"text": "a"}, screen) or "")
     keyboard_screen = perception(("Search", (0, 0, 50, 50)), keyboard=True)
     assert screen_check(type_first, {"text": "a"}, keyboard_screen) is None
-    assert screen_check(SEARCH, {"x": 500, "y": 1500, "text": "m"}, perception()) is None, "nothing seen: no claim"
+    assert screen_check(SEARCH, {"x": 500, "y": 1500, "text": "m"}, perception()) is None, (
+        "nothing seen: no claim"
+    )
 
 
 def test_memory_guard_modes_and_refusal_counts(fake_server: FakeModelServer) -> None:
@@ -122,7 +134,9 @@ def test_memory_verify_mode_asks_the_verifier_with_the_screenshot(fake_server: F
         "### Verdict ###\nNo\n\n### Reason ###\nThe app switcher is shown, not Walmart's search page.\n",
         role="verifier",
     )
-    reason = guard(INITIAL_SHORTCUTS["Tap_Type_and_Enter"], {"x": 500, "y": 200, "text": "oranges"}, screen, SCREEN)
+    reason = guard(
+        INITIAL_SHORTCUTS["Tap_Type_and_Enter"], {"x": 500, "y": 200, "text": "oranges"}, screen, SCREEN
+    )
     assert reason is not None and "app switcher is shown" in reason
     request = fake_server.requests_for("verifier")[0]
     assert request.image_count == 1
@@ -130,10 +144,16 @@ def test_memory_verify_mode_asks_the_verifier_with_the_screenshot(fake_server: F
     assert "Walmart; coordinates: [500, 200]" in request.text
 
     fake_server.add("### Verdict ###\nYes\n### Reason ###\nThe search box is empty.\n", role="verifier")
-    assert guard(INITIAL_SHORTCUTS["Tap_Type_and_Enter"], {"x": 500, "y": 200, "text": "x"}, screen, SCREEN) is None
+    assert (
+        guard(INITIAL_SHORTCUTS["Tap_Type_and_Enter"], {"x": 500, "y": 200, "text": "x"}, screen, SCREEN)
+        is None
+    )
 
     fake_server.add(FakeReply(status=500, body="{}"), role="verifier")
-    assert guard(INITIAL_SHORTCUTS["Tap_Type_and_Enter"], {"x": 500, "y": 200, "text": "x"}, screen, SCREEN) is None
+    assert (
+        guard(INITIAL_SHORTCUTS["Tap_Type_and_Enter"], {"x": 500, "y": 200, "text": "x"}, screen, SCREEN)
+        is None
+    )
     assert guard.refused == {"Tap_Type_and_Enter": 1}
     assert len(guard.checks) == 3 and "allowed" in guard.problems[0]
     fake_server.assert_done()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,14 @@ MODEL = "fake-vlm"
 
 
 def manager(subgoal: str, plan: str = "1. Open Notes\n2. Go back to the home screen") -> str:
-    return f"### Thought ###\nThe task needs Notes.\n### Plan ###\n{plan}\n### Current Subgoal ###\n{subgoal}\n"
+    return (
+        f"### Thought ###\nThe task needs Notes.\n### Plan ###\n{plan}\n### Current Subgoal ###\n{subgoal}\n"
+    )
 
 
 def operator(action: dict[str, Any], description: str, thought: str = "This is the next move.") -> str:
-    return f"### Thought ###\n{thought}\n### Action ###\n{json.dumps(action)}\n### Description ###\n{description}\n"
+    body = f"### Action ###\n{json.dumps(action)}\n### Description ###\n{description}\n"
+    return f"### Thought ###\n{thought}\n{body}"
 
 
 def reflector(progress: str, outcome: str = "A") -> str:
@@ -80,10 +82,12 @@ class TruthPerceptor:
         self.calls += 1
         width, height = image.size
         active = self.phone.keyboard_active() if keyboard_active is None else keyboard_active
-        return Perception(width=width, height=height, elements=self.phone.ground_truth(), keyboard_active=active)
+        return Perception(
+            width=width, height=height, elements=self.phone.ground_truth(), keyboard_active=active
+        )
 
 
-def test_settings(tmp_path: Path, base_url: str, **extra: Any) -> Settings:
+def settings_for(tmp_path: Path, base_url: str, **extra: Any) -> Settings:
     overrides = {
         "backbone": "custom",
         "base_url": base_url,
@@ -106,6 +110,3 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-Waiter = Callable[[], bool]

@@ -1,0 +1,126 @@
+"""The settings form, the command line and the server options of the demo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mae.config import Settings, load_settings
+from mae.errors import ConfigError
+from mae.ui.forms import CUSTOM_KEY_ENV, SAME, RunForm, missing_keys, session_keys, settings_from_form
+from mae.ui.launch import parse_args, parse_auth, server_options, settings_overrides
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def base() -> Settings:
+    return load_settings(environ={})
+
+
+def test_preset_backbone_with_per_agent_overrides() -> None:
+    form = RunForm(
+        task="t",
+        device="virtual",
+        backbone="anthropic",
+        model="",
+        max_steps=12,
+        evolution=False,
+        role_backbones={"manager": "openai", "operator": SAME},
+        role_models={"operator": "claude-x", "manager": ""},
+    )
+    settings = settings_from_form(base(), form)
+    assert (
+        settings.loop.max_steps == 12 and settings.evolution.evolve is False and settings.device == "virtual"
+    )
+    assert settings.profile_for("operator").model == "claude-x"
+    assert settings.profile_for("operator").api_key_env == "ANTHROPIC_API_KEY"
+    assert settings.profile_for("manager").model == "gpt-4o"
+    assert settings.profile_for("reflector").provider == "anthropic"
+
+
+def test_custom_backbone_needs_url_and_model_and_uses_the_session_key() -> None:
+    with pytest.raises(ConfigError, match="base URL"):
+        settings_from_form(base(), RunForm(task="t", backbone="custom", base_url="", model="m"))
+    keys = session_keys({CUSTOM_KEY_ENV: "  sk-test  ", "OPENAI_API_KEY": "", "GEMINI_API_KEY": None})
+    assert keys == {CUSTOM_KEY_ENV: "sk-test"}
+    form = RunForm(
+        task="t", backbone="custom", base_url="http://127.0.0.1:8000/v1", model="qwen", api_keys=keys
+    )
+    settings = settings_from_form(base(), form)
+    profile = settings.profile_for("operator")
+    assert (profile.base_url, profile.model, profile.api_key_env) == (
+        "http://127.0.0.1:8000/v1",
+        "qwen",
+        CUSTOM_KEY_ENV,
+    )
+    assert missing_keys(settings, keys, {}) == []
+    assert "sk-test" not in repr(form) and "sk-test" not in str(form)
+    assert "sk-test" not in settings.model_dump_json()
+
+
+def test_missing_keys_are_named() -> None:
+    settings = settings_from_form(base(), RunForm(task="t", backbone="openai", evolution=True))
+    assert missing_keys(settings, {}, {}) == ["OPENAI_API_KEY"]
+    assert missing_keys(settings, {"OPENAI_API_KEY": "k"}, {}) == []
+    assert missing_keys(settings, {}, {"OPENAI_API_KEY": "k"}) == []
+    with pytest.raises(ConfigError, match="unknown backbone"):
+        settings_from_form(base(), RunForm(task="t", backbone="nope"))
+
+
+def test_server_options_default_to_loopback_and_honour_gradio_variables() -> None:
+    options = server_options(parse_args([]), {})
+    assert (options.host, options.port, options.share, options.auth) == ("127.0.0.1", 7860, False, None)
+    env = {
+        "GRADIO_SERVER_NAME": "0.0.0.0",
+        "GRADIO_SERVER_PORT": "7861",
+        "MAE_SHARE": "1",
+        "MAE_AUTH": "ann:pw:x",
+    }
+    options = server_options(parse_args([]), env)
+    assert (options.host, options.port, options.share, options.auth) == (
+        "0.0.0.0",
+        7861,
+        True,
+        ("ann", "pw:x"),
+    )
+    assert options.launch_kwargs()["auth"] == ("ann", "pw:x")
+    options = server_options(parse_args(["--host", "127.0.0.2", "--port", "9000"]), env)
+    assert (options.host, options.port) == ("127.0.0.2", 9000)
+    with pytest.raises(ConfigError, match="user:password"):
+        parse_auth("nopassword")
+    with pytest.raises(ConfigError, match="port number"):
+        server_options(parse_args([]), {"GRADIO_SERVER_PORT": "http"})
+
+
+def test_command_line_flags_become_settings() -> None:
+    args = parse_args(
+        ["--device", "virtual", "--backbone", "custom", "--base-url", "http://h/v1", "--model", "m"]
+    )
+    settings = load_settings(overrides=settings_overrides(args), environ={})
+    assert (settings.device, settings.backbone, settings.base_url, settings.model) == (
+        "virtual",
+        "custom",
+        "http://h/v1",
+        "m",
+    )
+
+
+def test_app_help_lists_the_options() -> None:
+    done = subprocess.run(
+        [sys.executable, "app.py", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    for flag in (
+        "--device",
+        "--backbone",
+        "--base-url",
+        "--model",
+        "--profile",
+        "--port",
+        "--host",
+        "--share",
+    ):
+        assert flag in done.stdout
