@@ -28,6 +28,7 @@ from mae.ui.devices import (
     default_device,
     device_choices,
     display_image,
+    display_size,
     manual_action,
     to_screen,
 )
@@ -42,7 +43,7 @@ from mae.ui.forms import (
     role_backbone_choices,
     session_keys,
 )
-from mae.ui.launch import parse_args, server_options, settings_overrides
+from mae.ui.launch import approval_timeout, parse_args, server_options, settings_overrides
 from mae.ui.runner import Backend
 from mae.ui.session import RunController, error_message
 from mae.ui.style import CSS
@@ -77,9 +78,16 @@ class UiSession:
     controller: RunController
     view: RunView = field(default_factory=RunView)
     elements: list[tuple[str, tuple[int, int, int, int]]] = field(default_factory=list)
+    show_boxes: bool = False
 
     def on_perception(self, perception: Perception) -> None:
         self.elements = [(e.kind, e.box) for e in perception.elements]
+
+
+def _end_session(session: UiSession | None) -> None:
+    """A closed tab must not keep operating a phone: stop its run (a pending approval is rejected)."""
+    if isinstance(session, UiSession):
+        session.controller.stop()
 
 
 def _shown(image: Image.Image | None) -> Image.Image | None:
@@ -90,7 +98,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
     """The Blocks app around ``backend`` (``lister`` lists attached ADB serials; tests pass their own)."""
     settings = backend.settings
     with gr.Blocks(title="Mobile-Agent-E") as demo:
-        state = gr.State(None)
+        state = gr.State(None, delete_callback=_end_session)
         gr.Markdown(
             "## Mobile-Agent-E — a self-evolving phone assistant\nType a task, pick a phone and a model, "
             "press **Run**, and watch the Manager, Operator, Action Reflector and Notetaker at work. "
@@ -142,8 +150,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     ):
                         gr.Markdown(KEY_NOTE)
                         key_boxes = [
-                            gr.Textbox(label=name, type="password", elem_id=f"mae-key-{name.lower()}")
-                            for name in [*KEY_ENVS, "custom endpoint key"]
+                            gr.Textbox(label=label, type="password", elem_id=f"mae-key-{slug}")
+                            for label, slug in [(n, n.lower()) for n in KEY_ENVS]
+                            + [("Custom endpoint key", "custom")]
                         ]
                         role_backbones, role_models = [], []
                         for role in AGENT_ROLES:
@@ -202,9 +211,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             wrap=True,
                             label="Shortcuts and their usage",
                             elem_id="mae-shortcut-table",
+                            column_widths=["22%", "16%", "9%", "7%", "9%", "9%", "8%", "20%"],
                         )
                         shortcuts_json = gr.Code(
-                            language="json", label="Shortcuts (JSON)", elem_id="mae-shortcuts"
+                            language="json", label="Shortcuts (JSON)", elem_id="mae-shortcuts", max_lines=24
                         )
                         save_shortcuts = gr.Button(
                             "Validate and save Shortcuts", elem_id="mae-save-shortcuts"
@@ -225,6 +235,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         interactive=False,
                         wrap=True,
                         elem_id="mae-memory-history",
+                        column_widths=["8%", "14%", "16%", "32%", "30%"],
                     )
                     with gr.Row():
                         version = gr.Dropdown(label="Version", choices=[], elem_id="mae-memory-version")
@@ -232,9 +243,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
 
             with gr.Tab("History", id="history") as history_page:
-                with gr.Row(equal_height=True):
-                    runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs", scale=6)
-                    runs_refresh = gr.Button("⟳", scale=1, min_width=40, elem_id="mae-runs-refresh")
+                runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs")
+                runs_refresh = gr.Button("⟳ Refresh the list", size="sm", elem_id="mae-runs-refresh")
                 run_summary = gr.Markdown(elem_id="mae-run-summary")
                 with gr.Row(equal_height=False):
                     with gr.Column(scale=4):
@@ -244,6 +254,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             height=620,
                             label="Replay",
                             elem_id="mae-replay-image",
+                            buttons=["fullscreen", "download"],
                         )
                         replay_step = gr.Slider(
                             1, 2, value=1, step=1, label="Frame", elem_id="mae-replay-step"
@@ -333,15 +344,20 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             session.controller.start(job)
             yield render(session, gr.skip())
             shown_version = session.view.screen_version
+            session.show_boxes = bool(show_boxes)
             while True:
                 view = session.view
-                for event in session.controller.drain(0.5):
+                events = session.controller.drain(0.5)
+                for event in events:
                     view.apply(event)
+                if not events and session.controller.active:  # only the elapsed time changed
+                    yield (session, status_markdown(view, time.time()), *skip_rest)
+                    continue
                 view.elements = session.elements
                 image: Any = gr.skip()
                 if view.screen_version != shown_version:
                     shown_version = view.screen_version
-                    image = _shown(phone_image(view, bool(show_boxes)))
+                    image = _shown(phone_image(view, session.show_boxes))
                 yield render(session, image)
                 if view.finished is not None and not session.controller.active:
                     return
@@ -376,6 +392,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 return None, f"⚠ {error_message(exc)}"
 
         def on_overlay(session: UiSession | None, show: bool) -> Any:
+            if session is not None:
+                session.show_boxes = bool(show)
             if session is None or (session.view.screen is None and session.view.annotated is None):
                 return gr.skip()
             session.view.elements = session.elements
@@ -392,16 +410,15 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 screen = manual_action(backend.pool.get(name), op, arguments)
             except Exception as exc:
                 return gr.skip(), f"⚠ {error_message(exc)}"
-            if session is not None:
-                session.view.screen, session.view.annotated = screen, None
+            if session is not None:  # the boxes belong to the screen before: drop them
+                session.view.screen, session.view.annotated, session.elements = screen, None, []
             done = f"{op}({', '.join(str(v) for v in arguments.values())})"
             return _shown(screen), f"Did `{done}`."
 
         def on_tap(session: UiSession | None, name: str, evt: gr.SelectData) -> tuple[Any, str]:
             try:
                 screen_size = backend.pool.get(name).screen_size()
-                shown = display_image(Image.new("L", screen_size)).size
-                x, y = to_screen(evt.index, shown, screen_size)
+                x, y = to_screen(evt.index, display_size(screen_size), screen_size)
             except Exception as exc:
                 return gr.skip(), f"⚠ {error_message(exc)}"
             return manual(session, name, "Tap", {"x": x, "y": y})
@@ -530,17 +547,28 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
     return demo
 
 
-def launch(demo: gr.Blocks, backend: Backend, **kwargs: Any) -> Any:
-    """Queue and launch ``demo`` with the demo's CSS and theme (Gradio 6 takes them in ``launch``)."""
+def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
+    """Queue and launch ``demo`` with the demo's CSS and theme (Gradio 6 takes them in ``launch``).
+
+    Gradio's run history is off: it would keep every call's inputs, API key fields included, in the
+    browser's storage.
+    """
     demo.queue(default_concurrency_limit=8)
-    return demo.launch(css=CSS, theme=gr.themes.Soft(), allowed_paths=[str(backend.log_dir)], **kwargs)
+    return demo.launch(
+        css=CSS,
+        theme=gr.themes.Soft(),
+        run_history=False,
+        footer_links=["api", "gradio", "settings"],
+        **kwargs,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the demo and serve it."""
     args = parse_args(argv)
-    backend = Backend(load_settings(args.profile, overrides=settings_overrides(args)))
-    launch(build_demo(backend), backend, **server_options(args).launch_kwargs())
+    settings = load_settings(args.profile, overrides=settings_overrides(args))
+    backend = Backend(settings, approval_timeout_s=approval_timeout())
+    launch(build_demo(backend), **server_options(args).launch_kwargs())
 
 
 if __name__ == "__main__":

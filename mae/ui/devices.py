@@ -49,12 +49,17 @@ def attached(lister: Callable[[], list[str]] | None = None) -> list[str]:
         return []
 
 
+def display_size(size: tuple[int, int], width: int = DISPLAY_WIDTH) -> tuple[int, int]:
+    """The size a screen of ``size`` is shown at: ``width`` pixels wide at most, aspect kept."""
+    if size[0] <= width:
+        return size
+    return width, max(1, round(size[1] * width / size[0]))
+
+
 def display_image(image: Image.Image, width: int = DISPLAY_WIDTH) -> Image.Image:
     """``image`` scaled to ``width`` pixels wide (never enlarged)."""
-    if image.width <= width:
-        return image
-    height = max(1, round(image.height * width / image.width))
-    return image.resize((width, height), Image.Resampling.LANCZOS)
+    size = display_size(image.size, width)
+    return image if size == image.size else image.resize(size, Image.Resampling.LANCZOS)
 
 
 def to_screen(point: Any, shown: tuple[int, int], screen: tuple[int, int]) -> tuple[int, int]:

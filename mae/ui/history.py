@@ -254,17 +254,21 @@ def summary_markdown(replay: RunReplay) -> str:
     )
 
 
-def frame_at(replay: RunReplay, position: int) -> tuple[Image.Image | None, str]:
-    """The image and the step card at slider ``position`` (1-based over the replay frames)."""
+def frame_at(replay: RunReplay, position: int, display_width: int = 540) -> tuple[Image.Image | None, str]:
+    """The image (scaled to ``display_width``) and the step card at slider ``position`` (1-based)."""
     if not replay.frames:
         return None, '<p class="mae-empty">This run saved no screenshots.</p>'
     position = min(max(1, int(position)), len(replay.frames))
     step, path = replay.frames[position - 1]
+    image: Image.Image | None
     try:
         with Image.open(path) as handle:
             image = handle.convert("RGB")
     except OSError:
         image = None
+    if image is not None and image.width > display_width:
+        height = max(1, round(image.height * display_width / image.width))
+        image = image.resize((display_width, height), Image.Resampling.LANCZOS)
     record = replay.steps.get(step)
     if record is None:
         card = f'<p class="mae-empty">Final screen after step {step - 1}.</p>'

@@ -2,7 +2,8 @@
 
 The server binds 127.0.0.1 unless told otherwise; Gradio's own ``GRADIO_SERVER_NAME`` and
 ``GRADIO_SERVER_PORT`` are honoured (Hugging Face Spaces set them), then ``--host``/``--port``.
-``MAE_AUTH=user:password`` turns on a login, ``MAE_SHARE=1`` a public share link.
+``MAE_AUTH=user:password`` turns on a login, ``MAE_SHARE=1`` a public share link, and
+``MAE_APPROVAL_TIMEOUT`` (seconds, default 300) bounds how long a sensitive action waits for an answer.
 """
 
 from __future__ import annotations
@@ -102,6 +103,21 @@ def server_options(
     share = bool(args and args.share) or environ.get("MAE_SHARE", "").strip().lower() in TRUE_WORDS
     auth_text = environ.get("MAE_AUTH", "").strip()
     return ServerOptions(host=host, port=port, share=share, auth=parse_auth(auth_text) if auth_text else None)
+
+
+def approval_timeout(environ: Mapping[str, str] | None = None, default: float = 300.0) -> float:
+    """Seconds a sensitive action waits for an answer before it is rejected (``MAE_APPROVAL_TIMEOUT``)."""
+    environ = os.environ if environ is None else environ
+    text = environ.get("MAE_APPROVAL_TIMEOUT", "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"MAE_APPROVAL_TIMEOUT must be a number of seconds, not {text!r}") from None
+    if value <= 0:
+        raise ConfigError("MAE_APPROVAL_TIMEOUT must be more than 0 seconds")
+    return value
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

@@ -18,7 +18,7 @@ from mae.errors import MemoryStoreError
 from mae.memory.longterm import MemoryStore, UpdateResult, UsagePolicy, status_table
 from mae.memory.shortcuts import dump_shortcuts
 
-SHORTCUT_COLUMNS = ["name", "arguments", "description", "status", "calls", "successes", "failures", "streak"]
+SHORTCUT_COLUMNS = ["name", "arguments", "status", "calls", "successes", "failures", "streak", "description"]
 HISTORY_COLUMNS = ["version", "time", "author", "summary", "changes"]
 
 
@@ -60,12 +60,12 @@ def load_view(store: MemoryStore, policy: UsagePolicy | None = None) -> MemoryVi
             [
                 name,
                 ", ".join(shortcut.arguments),
-                shortcut.description,
                 row.get("status", "ok"),
                 row.get("calls", 0),
                 row.get("successes", 0),
                 row.get("failures", 0),
                 row.get("failure_streak", 0),
+                shortcut.description,
             ]
         )
     history = store.history()

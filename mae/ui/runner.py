@@ -112,6 +112,7 @@ class Backend:
         if not task:
             raise ConfigError("type a task first, e.g. “Open Notes and write a shopping list”")
         settings = settings_from_form(self.settings, form)
+        self.perceptor(settings)  # built once (OCR models load here): a broken install fails now, clearly
         device = self.pool.get(form.device)
         if self.pool.busy(form.device):
             raise DeviceBusyError(

@@ -1,8 +1,8 @@
 """Pure functions from run events to what the demo shows: timeline HTML, status line, progress.
 
 ``RunView`` folds the loop's ``Event`` stream (``mae.events``) into per-step records; the render
-functions turn a ``RunView`` into HTML/Markdown strings. Nothing here touches Gradio, so the same code
-renders a live run and a replay from a trajectory's recorded events.
+functions turn a ``RunView`` into HTML/Markdown strings. Nothing here touches Gradio; the same step
+cards render a live run and a replay (``mae.ui.history`` builds them from a trajectory).
 """
 
 from __future__ import annotations
@@ -409,6 +409,10 @@ def progress_html(view: RunView) -> str:
     )
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def exit_text(reason: str) -> str:
     """Readable text of an exit reason."""
     return EXIT_TEXT.get(reason, reason.replace("_", " "))
@@ -436,15 +440,15 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
     seconds = float(data.get("seconds") or 0.0)
     steps = int(data.get("steps") or 0)
     text = (
-        f"**{icon}:** {exit_text(reason)} (`{reason}`) · {steps} steps · {seconds:.1f} s · "
-        f"{calls} model calls · {tokens_in + tokens_out} tokens ({tokens_in} in / {tokens_out} out)"
+        f"**{icon}:** {exit_text(reason)} (`{reason}`) · {_count(steps, 'step')} · {seconds:.1f} s · "
+        f"{_count(calls, 'model call')} · {tokens_in + tokens_out} tokens ({tokens_in} in / {tokens_out} out)"
     )
     if view.current_stage == "experience":
         text += "\n\nUpdating the long-term memory (Experience Reflectors)…"
     elif view.experience is not None:
         text += f"\n\nSelf-evolution: {view.experience.result.get('summary', 'done')}"
     message = str(data.get("message") or "")
-    if message and not data.get("finished"):
+    if message and not data.get("finished") and message.lower() not in exit_text(reason).lower():
         text += f"\n\n{message}"
     if view.warnings and not data.get("finished"):
         text += f"\n\n⚠ {view.warnings[-1]}"

@@ -206,3 +206,51 @@ def test_loop_busy_device_refuses_a_second_run(run: RunFn, fake_server: FakeMode
     assert "busy" in outcome["error"] and "'First'" in outcome["error"]
     fake_server.add(manager_reply("1. done", "Finished"), role="manager")
     assert run("Third")[0].finished  # the device is free again
+
+
+class BrokenPerceptor:
+    """Perception that fails on the second screen, with a mae error or with a bug."""
+
+    def __init__(self, phone: VirtualPhone, error: Exception) -> None:
+        self.phone, self.error, self.calls = phone, error, 0
+
+    def perceive(self, image: Any, keyboard_active: bool | None = None) -> Any:
+        from loop_scripting import GroundTruthPerceptor
+
+        self.calls += 1
+        if self.calls > 1:
+            raise self.error
+        return GroundTruthPerceptor(self.phone).perceive(image, keyboard_active)
+
+
+def test_loop_exit_error_for_other_mae_errors(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
+    from mae.errors import ConfigError
+
+    fake_server.responder = Script(
+        [Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})]
+    )
+    result, _ = run("Open Notes", perceptor=BrokenPerceptor(phone, ConfigError("OCR backend missing")))
+    assert result.exit_reason is ExitReason.ERROR and "OCR backend missing" in result.message
+
+
+def test_loop_a_crash_keeps_the_trajectory(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer, tmp_path: Any
+) -> None:
+    import json
+
+    import pytest
+
+    fake_server.responder = Script(
+        [Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})]
+    )
+    with pytest.raises(ZeroDivisionError):
+        run("Open Notes", perceptor=BrokenPerceptor(phone, ZeroDivisionError("bug")))
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["exit_reason"] == "error" and "crashed: ZeroDivisionError" in summary["message"]
+    assert (run_dir / "step_001_before.jpg").exists() and (run_dir / "steps.jsonl").read_text()
+    # the device was released despite the crash
+    fake_server.add("### Plan ###\n1. x\n### Current Subgoal ###\nFinished", role="manager")
+    assert run("Again")[0].finished

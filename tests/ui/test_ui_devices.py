@@ -13,6 +13,7 @@ from mae.ui.devices import (
     default_device,
     device_choices,
     display_image,
+    display_size,
     manual_action,
     to_screen,
 )
@@ -34,7 +35,8 @@ def test_picker_lists_attached_phones_and_the_virtual_one() -> None:
 
 def test_clicks_on_the_scaled_view_map_to_screen_pixels() -> None:
     shown = display_image(VirtualPhone().screenshot()).size
-    assert shown == (540, 1170)
+    assert shown == display_size((1080, 2340)) == (540, 1170)
+    assert display_size((480, 800)) == (480, 800)  # never enlarged
     assert to_screen([270, 585], shown, (1080, 2340)) == (540, 1170)
     assert to_screen((0, 0), shown, (1080, 2340)) == (0, 0)
     assert to_screen([539, 1169], shown, (1080, 2340)) == (1078, 2338)

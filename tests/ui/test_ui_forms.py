@@ -11,7 +11,7 @@ import pytest
 from mae.config import Settings, load_settings
 from mae.errors import ConfigError
 from mae.ui.forms import CUSTOM_KEY_ENV, SAME, RunForm, missing_keys, session_keys, settings_from_form
-from mae.ui.launch import parse_args, parse_auth, server_options, settings_overrides
+from mae.ui.launch import approval_timeout, parse_args, parse_auth, server_options, settings_overrides
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,6 +93,9 @@ def test_server_options_default_to_loopback_and_honour_gradio_variables() -> Non
         parse_auth("nopassword")
     with pytest.raises(ConfigError, match="port number"):
         server_options(parse_args([]), {"GRADIO_SERVER_PORT": "http"})
+    assert approval_timeout({}) == 300.0 and approval_timeout({"MAE_APPROVAL_TIMEOUT": "45"}) == 45.0
+    with pytest.raises(ConfigError, match="number of seconds"):
+        approval_timeout({"MAE_APPROVAL_TIMEOUT": "soon"})
 
 
 def test_command_line_flags_become_settings() -> None:

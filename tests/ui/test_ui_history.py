@@ -58,7 +58,8 @@ def test_replay_shows_each_annotated_step_then_the_final_screen(run_dir: Path) -
     assert replay.frames[0][1].name.startswith("step_001_before")
     assert replay.frames[-1][1].name.startswith("step_002_after")
     image, card = history.frame_at(replay, 1)
-    assert image is not None and image.size == (1080, 2340)
+    assert image is not None and image.size == (540, 1170)
+    assert history.frame_at(replay, 1, display_width=2000)[0].size == (1080, 2340)  # type: ignore[union-attr]
     assert "Step 1" in card and "Open_App(&quot;Notes&quot;)" in card and "Notes is open" in card
     assert "Manager" in card and "Operator" in card and "Action Reflector" in card and "Notetaker" in card
     _, card = history.frame_at(replay, 2)

@@ -28,7 +28,8 @@ def test_initial_memory_view(tmp_path: Path) -> None:
     view = memory_tab.load_view(MemoryStore(tmp_path / "memory"), UsagePolicy())
     assert view.version == 0 and view.versions == [0]
     assert "Do not add any payment information" in view.tips
-    assert view.shortcut_rows[0][:4] == ["Tap_Type_and_Enter", "x, y, text", view.shortcut_rows[0][2], "ok"]
+    assert view.shortcut_rows[0][:7] == ["Tap_Type_and_Enter", "x, y, text", "ok", 0, 0, 0, 0]
+    assert view.shortcut_rows[0][7].startswith("Tap an input box")
     assert json.loads(view.shortcuts_json)["Tap_Type_and_Enter"]["arguments"] == ["x", "y", "text"]
     assert "version 0" in view.header()
 

@@ -144,7 +144,7 @@ def test_final_status_reports_exit_reason_time_calls_and_tokens() -> None:
     )
     view = fold([*one_step_events(), finished])
     status = status_markdown(view)
-    assert "Finished" in status and "`finished`" in status and "1 steps" in status
+    assert "Finished" in status and "`finished`" in status and "· 1 step ·" in status
     assert "3.5 s" in status and "5 model calls" in status and "1000 tokens" in status
     assert "width:100%" in progress_html(view)
     assert not view.running
@@ -169,6 +169,8 @@ def test_failed_exit_shows_reason_message_and_last_warning() -> None:
     view = fold(events)
     status = status_markdown(view)
     assert "Ended" in status and "model provider failed" in status and "no API key" in status
+    stopped = fold([Event("run_finished", data={"exit_reason": "stopped", "message": "stopped by the user"})])
+    assert status_markdown(stopped).count("stopped by the user") == 1
     assert "OCR slow" in status
     assert "OCR slow" in timeline_html(view)
 
@@ -255,3 +257,27 @@ def test_empty_and_idle_views() -> None:
     assert "Idle" in progress_html(view)
     assert "Ready" in status_markdown(view)
     assert phone_image(view) is None
+
+
+def test_invalid_action_and_shortcut_steps_are_shown() -> None:
+    events = [
+        Event("run_started", data={"task": "t", "max_steps": 3}),
+        stage(1, "operator", 0.1, {"text": "Tap(9999, 1)", "description": "tap", "atomic": []}, None),
+        Event(
+            "outcome", step=1, data={"outcome": "C", "progress": "", "error_description": "invalid action"}
+        ),
+        stage(
+            2,
+            "operator",
+            0.1,
+            {
+                "text": 'Tap_Type_and_Enter(1, 2, "x")',
+                "shortcut": "Tap_Type_and_Enter",
+                "atomic": ["Tap(1, 2)", 'Type("x")', "Enter()"],
+            },
+            None,
+        ),
+    ]
+    html = timeline_html(fold(events))
+    assert "C — no change" in html and "invalid action" in html and "mae-outcome-C" in html
+    assert "Steps" in html and "Enter()" in html

@@ -21,9 +21,8 @@ MODEL = "fake-vlm"
 
 
 def manager(subgoal: str, plan: str = "1. Open Notes\n2. Go back to the home screen") -> str:
-    return (
-        f"### Thought ###\nThe task needs Notes.\n### Plan ###\n{plan}\n### Current Subgoal ###\n{subgoal}\n"
-    )
+    thought = "The task is done." if subgoal == "Finished" else f"Next: {subgoal[0].lower()}{subgoal[1:]}."
+    return f"### Thought ###\n{thought}\n### Plan ###\n{plan}\n### Current Subgoal ###\n{subgoal}\n"
 
 
 def operator(action: dict[str, Any], description: str, thought: str = "This is the next move.") -> str:
