@@ -19,6 +19,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "mae.cli.device_cmd",
     "mae.cli.memory_cmd",
     "mae.cli.models_cmd",
+    "mae.cli.perceive_cmd",
     "mae.cli.run_cmd",
 )
 
@@ -47,6 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MaeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and the like
+        return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

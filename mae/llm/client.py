@@ -97,6 +97,18 @@ class ChatClient:
         self._lock = threading.Lock()
         self.records: list[CallRecord] = []
 
+    def with_model(self, role: str, model: str) -> ChatClient:
+        """A client whose ``role`` uses ``model`` on the same endpoint; keys and records are shared."""
+        base = self.profile(role).model_copy(update={"model": model})
+        derived = ChatClient(
+            lambda r: base if r == role else self.profile(r),
+            api_keys=self._api_keys,
+            on_call=self._on_call,
+            sleep=self._sleep,
+        )
+        derived.records = self.records
+        return derived
+
     def profile(self, role: str) -> ModelProfile:
         return self._profiles if isinstance(self._profiles, ModelProfile) else self._profiles(role)
 

@@ -39,6 +39,7 @@ class Perception(BaseModel):
     elements: list[Element] = Field(default_factory=list)
     keyboard_active: bool = False
     timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
+    warnings: list[str] = Field(default_factory=list, description="stages that degraded (e.g. captions)")
     warnings: list[str] = Field(default_factory=list, description="problems that degraded this result")
 
     @property

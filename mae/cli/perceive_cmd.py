@@ -1,0 +1,65 @@
+"""``python -m mae perceive IMAGE...``: the Perceptor's elements and per-stage timings for screenshots."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from PIL import Image, UnidentifiedImageError
+
+from mae.config import load_settings
+from mae.errors import ConfigError
+from mae.llm.client import ChatClient
+from mae.perception import Perception, Perceptor
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``perceive`` subcommand."""
+    parser = subparsers.add_parser("perceive", help="list the texts and icons the Perceptor finds in screenshots")
+    parser.add_argument("images", nargs="+", type=Path, metavar="IMAGE", help="screenshot files")
+    parser.add_argument("--json", action="store_true", help="one JSON object per image: elements, timings")
+    parser.add_argument("--ocr", choices=["rapidocr", "paddleocr"], help="OCR backend (default rapidocr)")
+    parser.add_argument(
+        "--icons", choices=["contour", "groundingdino", "none"], help="icon detector (default contour)"
+    )
+    parser.add_argument(
+        "--captions",
+        metavar="none|backbone|MODEL|local:PATH",
+        help="icon captions: off, the captioner role's model, a model name on its endpoint, or in-process "
+        "Qwen2.5-VL from a directory or hub id (default none)",
+    )
+    parser.add_argument("--profile", type=Path, help="settings profile (TOML) for the caption model")
+    parser.set_defaults(func=cmd_perceive)
+
+
+def cmd_perceive(args: argparse.Namespace) -> int:
+    settings = load_settings(
+        args.profile,
+        overrides={"perception.ocr": args.ocr, "perception.icons": args.icons, "perception.captions": args.captions},
+    )
+    client = ChatClient(settings.profile_for) if settings.perception.captions != "none" else None
+    perceptor = Perceptor.from_settings(settings.perception, client)
+    for path in args.images:
+        try:
+            with Image.open(path) as opened:
+                image = opened.convert("RGB")
+        except (OSError, UnidentifiedImageError) as exc:
+            raise ConfigError(f"cannot read image {path}: {exc}") from None
+        result = perceptor.perceive(image)
+        if args.json:
+            print(json.dumps({"image": str(path), **result.model_dump(mode="json")}))
+        else:
+            print(_as_text(path, result))
+    return 0
+
+
+def _as_text(path: Path, result: Perception) -> str:
+    lines = [f"{path} ({result.width}x{result.height}): {len(result.texts)} texts, {len(result.icons)} icons"]
+    for element in result.elements:
+        x, y = element.center
+        label = element.text or "(icon)"
+        lines.append(f"  {element.kind:<4} [{x:>4}, {y:>4}]  {label}")
+    lines.append("  timings: " + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items()))
+    lines.extend(f"  warning: {w}" for w in result.warnings)
+    return "\n".join(lines)

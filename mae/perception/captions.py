@@ -1,0 +1,152 @@
+"""Icon captions: one model request per screen for all its new icons, cached by crop content.
+
+The paper captioned every icon crop with its own Qwen-VL-Plus call on every step. Here the new crops
+of a screen are tiled into one numbered sheet and captioned in a single request; captions are cached
+by a hash of the crop's pixels, so icons seen before (most of them, across steps) cost nothing. A
+failed request leaves the captions empty and reports a warning; it never invents a caption.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from PIL import Image, ImageDraw, ImageFont
+
+from mae.llm.client import ChatClient, Message
+from mae.llm.errors import ModelError
+from mae.perception.elements import Element
+
+TILE = 112
+"""Side of one crop's cell on the caption sheet, in pixels."""
+
+CAPTION_PROMPT = (
+    "The image is a sheet of {count} icons cropped from a phone screen, each in a cell numbered in its "
+    "top-left corner. For each number, describe the icon's appearance and likely function in a few "
+    'words (e.g. "magnifying glass: search", "gear: settings"). Reply with only a JSON object mapping '
+    'each number to its description, e.g. {{"1": "...", "2": "..."}}.'
+)
+
+
+class Captioner(Protocol):
+    """Captions icon crops of a screenshot."""
+
+    def caption(self, image: Image.Image, icons: Sequence[Element]) -> tuple[list[str], list[str]]:
+        """Captions in the order of ``icons`` ('' where unknown), and warnings."""
+        ...
+
+
+def crop_key(crop: Image.Image) -> str:
+    """Content hash of a crop (size and pixels), the cache key."""
+    digest = hashlib.sha1(f"{crop.size}".encode())
+    digest.update(crop.convert("RGB").tobytes())
+    return digest.hexdigest()
+
+
+class CaptionCache:
+    """A persistent crop-hash -> caption map in one JSON file, written atomically, thread-safe."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._data: dict[str, str] = {}
+        if path is not None and path.exists():
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                self._data = {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                self._data = {}  # an unreadable cache only costs recomputation
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            return self._data.get(key)
+
+    def update(self, entries: dict[str, str]) -> None:
+        if not entries:
+            return
+        with self._lock:
+            self._data.update(entries)
+            snapshot = dict(self._data)
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".captions-", suffix=".json")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(snapshot, out)
+            os.replace(temp, self.path)
+        except OSError:
+            Path(temp).unlink(missing_ok=True)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._data)
+
+
+def caption_sheet(crops: Sequence[Image.Image]) -> Image.Image:
+    """Tile crops into a numbered grid (numbers start at 1)."""
+    columns = min(len(crops), 8)
+    rows = math.ceil(len(crops) / columns)
+    sheet = Image.new("RGB", (columns * TILE, rows * TILE), "white")
+    draw = ImageDraw.Draw(sheet)
+    font = ImageFont.load_default(size=18)
+    for index, crop in enumerate(crops):
+        cell_x, cell_y = (index % columns) * TILE, (index // columns) * TILE
+        thumb = crop.convert("RGB")
+        thumb.thumbnail((TILE - 24, TILE - 24))
+        sheet.paste(thumb, (cell_x + 20, cell_y + 20))
+        draw.rectangle((cell_x, cell_y, cell_x + TILE - 1, cell_y + TILE - 1), outline=(200, 200, 200))
+        draw.text((cell_x + 3, cell_y + 1), str(index + 1), fill=(220, 0, 0), font=font)
+    return sheet
+
+
+def parse_captions(text: str, count: int) -> list[str]:
+    """Read ``{"1": "...", ...}`` from a reply; raise ValueError when it is not there."""
+    match = re.search(r"\{.*\}", text, re.S)
+    if not match:
+        raise ValueError("no JSON object in the caption reply")
+    data = json.loads(match.group(0))
+    if not isinstance(data, dict):
+        raise ValueError("the caption reply is not a JSON object")
+    return [str(data.get(str(i + 1), "")).strip() for i in range(count)]
+
+
+class ApiCaptioner:
+    """Captions through the configured caption model on any OpenAI-compatible endpoint."""
+
+    def __init__(self, client: ChatClient, cache: CaptionCache, *, role: str = "captioner") -> None:
+        self.client = client
+        self.cache = cache
+        self.role = role
+
+    def caption(self, image: Image.Image, icons: Sequence[Element]) -> tuple[list[str], list[str]]:
+        crops = [image.crop(icon.box) for icon in icons]
+        keys = [crop_key(crop) for crop in crops]
+        captions = [self.cache.get(key) or "" for key in keys]
+        missing: dict[str, Image.Image] = {}
+        for key, crop, caption in zip(keys, crops, captions, strict=True):
+            if not caption and key not in missing:
+                missing[key] = crop
+        if not missing:
+            return captions, []
+        new_keys = list(missing)
+        prompt = CAPTION_PROMPT.format(count=len(new_keys))
+        sheet = caption_sheet([missing[key] for key in new_keys])
+        try:
+            reply = self.client.complete(self.role, [Message("user", prompt, [sheet])], max_tokens=40 * len(new_keys))
+            found = parse_captions(reply.text, len(new_keys))
+        except ModelError as exc:
+            return captions, [f"icon captions unavailable: {exc}"]
+        except ValueError as exc:
+            return captions, [f"icon captions unavailable: the caption model's reply was unusable ({exc})"]
+        fresh = {key: caption for key, caption in zip(new_keys, found, strict=True) if caption}
+        self.cache.update(fresh)
+        return [caption or fresh.get(key, "") for key, caption in zip(keys, captions, strict=True)], []
