@@ -40,7 +40,6 @@ class Perception(BaseModel):
     keyboard_active: bool = False
     timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
     warnings: list[str] = Field(default_factory=list, description="stages that degraded (e.g. captions)")
-    warnings: list[str] = Field(default_factory=list, description="problems that degraded this result")
 
     @property
     def texts(self) -> list[Element]:

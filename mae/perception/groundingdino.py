@@ -86,7 +86,9 @@ class GroundingDinoDetector:
         chosen_device = pick_device(device)
         chosen_dtype = pick_dtype(dtype, chosen_device, prefer_bf16=False)
         key = ("groundingdino", source, chosen_device, str(chosen_dtype))
-        self.loaded: LoadedModel = load_once(key, lambda: _load(source, local_only, chosen_device, chosen_dtype))
+        self.loaded: LoadedModel = load_once(
+            key, lambda: _load(source, local_only, chosen_device, chosen_dtype)
+        )
 
     @property
     def device(self) -> str:

@@ -25,7 +25,13 @@ INSTALL_HINT = (
     "install torch for your CUDA version (https://pytorch.org/get-started/locally/), then "
     "`pip install -r requirements-gpu.txt`"
 )
-_DTYPES = {"float16": "float16", "fp16": "float16", "half": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16"}
+_DTYPES = {
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+}
 _DTYPES |= {"float32": "float32", "fp32": "float32", "float": "float32"}
 
 

@@ -12,6 +12,7 @@ PIL image processor prepare the single image themselves, exactly as the processo
 
 from __future__ import annotations
 
+import copy
 import inspect
 import logging
 from collections.abc import Sequence
@@ -48,7 +49,10 @@ FALLBACK_CHAT = (
 )
 """Qwen-VL's chat format for one image and one text, used only when the tokenizer has no template."""
 
-_MODEL_CLASSES = {"qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration", "qwen2_vl": "Qwen2VLForConditionalGeneration"}
+_MODEL_CLASSES = {
+    "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
+    "qwen2_vl": "Qwen2VLForConditionalGeneration",
+}
 
 
 def _messages(prompt: str) -> list[dict[str, Any]]:
@@ -65,7 +69,9 @@ class ProcessorInputs:
         self.tokenizer = processor.tokenizer
 
     def __call__(self, prompt: str, image: Image.Image) -> Any:
-        text = self.processor.apply_chat_template(_messages(prompt), add_generation_prompt=True, tokenize=False)
+        text = self.processor.apply_chat_template(
+            _messages(prompt), add_generation_prompt=True, tokenize=False
+        )
         return self.processor(text=[text], images=[image], return_tensors="pt")
 
 
@@ -83,20 +89,24 @@ class ImageOnlyInputs:
         found = tokenizer.convert_tokens_to_ids(IMAGE_PAD)
         if found != image_token_id:
             raise ConfigError(
-                f"the tokenizer maps {IMAGE_PAD} to {found} but the model expects {image_token_id}; the tokenizer "
-                "and the weights come from different checkpoints"
+                f"the tokenizer maps {IMAGE_PAD} to {found} but the model expects {image_token_id}; the "
+                "tokenizer and the weights come from different checkpoints"
             )
 
     def __call__(self, prompt: str, image: Image.Image) -> dict[str, Any]:
         if getattr(self.tokenizer, "chat_template", None):
-            text = self.tokenizer.apply_chat_template(_messages(prompt), add_generation_prompt=True, tokenize=False)
+            text = self.tokenizer.apply_chat_template(
+                _messages(prompt), add_generation_prompt=True, tokenize=False
+            )
         else:
             text = FALLBACK_CHAT.format(prompt=prompt)
         vision = self.image_processor(images=[image], return_tensors="pt")
         merge = int(getattr(self.image_processor, "merge_size", 2))
         count = int(vision["image_grid_thw"][0].prod()) // (merge * merge)
         if text.count(IMAGE_PAD) != 1:
-            raise ValueError(f"the chat template produced {text.count(IMAGE_PAD)} image placeholders, expected 1")
+            raise ValueError(
+                f"the chat template produced {text.count(IMAGE_PAD)} image placeholders, expected 1"
+            )
         encoded = self.tokenizer([text.replace(IMAGE_PAD, IMAGE_PAD * count)], return_tensors="pt")
         inputs: dict[str, Any] = {**encoded, **vision}
         if self.with_types:
@@ -137,7 +147,18 @@ def _load(source: str, local_only: bool, device: str, dtype: torch.dtype) -> Loa
     else:
         with_types = "mm_token_type_ids" in inspect.signature(model.forward).parameters
         inputs = ImageOnlyInputs(tokenizer, image_processor, int(model.config.image_token_id), with_types)
-    return LoadedModel(model=model, processor=processor, device=device, dtype=dtype, extras={"inputs": inputs})
+    return LoadedModel(
+        model=model, processor=processor, device=device, dtype=dtype, extras={"inputs": inputs}
+    )
+
+
+def _greedy(model: Any, max_new_tokens: int) -> Any:
+    """The checkpoint's generation settings, made greedy (Qwen's ship sampling parameters)."""
+    config = copy.deepcopy(model.generation_config)
+    config.do_sample = False
+    config.temperature, config.top_p, config.top_k = 1.0, 1.0, 50  # neutral values: no "unused flag" warning
+    config.max_new_tokens = max_new_tokens
+    return config
 
 
 class LocalQwenCaptioner:
@@ -160,7 +181,9 @@ class LocalQwenCaptioner:
         chosen_device = pick_device(device)
         chosen_dtype = pick_dtype(dtype, chosen_device, prefer_bf16=True)
         key = ("qwen-vl", source, chosen_device, str(chosen_dtype))
-        self.loaded: LoadedModel = load_once(key, lambda: _load(source, local_only, chosen_device, chosen_dtype))
+        self.loaded: LoadedModel = load_once(
+            key, lambda: _load(source, local_only, chosen_device, chosen_dtype)
+        )
         self.inputs: ProcessorInputs | ImageOnlyInputs = self.loaded.extras["inputs"]
 
     @property
@@ -174,9 +197,12 @@ class LocalQwenCaptioner:
         loaded = self.loaded
         with loaded.lock, torch.inference_mode():
             batch = self.inputs(prompt, image)
-            moved = {name: value.to(loaded.device) for name, value in batch.items()}
+            moved = {
+                name: value.to(loaded.device) if hasattr(value, "to") else value
+                for name, value in batch.items()
+            }
             moved["pixel_values"] = moved["pixel_values"].to(loaded.dtype)
-            output = loaded.model.generate(**moved, max_new_tokens=max_new_tokens, do_sample=False)
+            output = loaded.model.generate(**moved, generation_config=_greedy(loaded.model, max_new_tokens))
             new_tokens = output[:, moved["input_ids"].shape[1] :]
             text: str = self.inputs.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)[0]
         return text
@@ -196,16 +222,22 @@ class LocalQwenCaptioner:
         budget = min(self.max_new_tokens, 16 + TOKENS_PER_ICON * len(new_keys))
         try:
             reply = self.generate(
-                CAPTION_PROMPT.format(count=len(new_keys)), caption_sheet([missing[k] for k in new_keys]), budget
+                CAPTION_PROMPT.format(count=len(new_keys)),
+                caption_sheet([missing[k] for k in new_keys]),
+                budget,
             )
         except Exception as exc:  # a local model failure (out of memory, ...) must not end the run
             log.warning("local icon captioning failed", exc_info=True)
             self._release_gpu_memory()
-            return captions, [f"icon captions unavailable: the local caption model failed ({type(exc).__name__}: {exc})"]
+            return captions, [
+                f"icon captions unavailable: the local caption model failed ({type(exc).__name__}: {exc})"
+            ]
         try:
             found = parse_captions(reply, len(new_keys))
         except ValueError as exc:
-            return captions, [f"icon captions unavailable: the local caption model's reply was unusable ({exc})"]
+            return captions, [
+                f"icon captions unavailable: the local caption model's reply was unusable ({exc})"
+            ]
         fresh = {key: caption for key, caption in zip(new_keys, found, strict=True) if caption}
         self.cache.update(fresh)
         return [caption or fresh.get(key, "") for key, caption in zip(keys, captions, strict=True)], []

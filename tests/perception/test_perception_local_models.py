@@ -1,0 +1,472 @@
+"""GroundingDINO icons and in-process Qwen2.5-VL captions, on tiny random checkpoints built here.
+
+The checkpoints are written in the layout of the real hub repositories (config.json, model.safetensors,
+preprocessor_config.json naming its processor class, tokenizer files, chat template) and loaded back
+through the same code that loads IDEA-Research/grounding-dino-tiny or Qwen/Qwen2.5-VL-3B-Instruct.
+Random weights give random boxes and gibberish text, so the tests check the plumbing, not the quality.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+torch = pytest.importorskip("torch", reason="the local-model tests need torch (requirements-dev.txt)")
+transformers = pytest.importorskip("transformers", reason="the local-model tests need transformers")
+
+from mae.config import PerceptionSettings  # noqa: E402
+from mae.device.virtual import VirtualPhone  # noqa: E402
+from mae.errors import ConfigError  # noqa: E402
+from mae.perception.captions import CaptionCache, crop_key  # noqa: E402
+from mae.perception.elements import Element  # noqa: E402
+from mae.perception.geometry import box_area, iou  # noqa: E402
+from mae.perception.groundingdino import GroundingDinoDetector, boxes_to_elements, normalize_prompt  # noqa: E402
+from mae.perception.icons import filter_detections, make_icon_detector  # noqa: E402
+from mae.perception.local_models import pick_device, pick_dtype  # noqa: E402
+from mae.perception.perceptor import Perceptor, make_captioner  # noqa: E402
+from mae.perception.qwen_local import LocalQwenCaptioner  # noqa: E402
+from models.weights import WeightsError  # noqa: E402
+
+HAS_TORCHVISION = importlib.util.find_spec("torchvision") is not None
+NO_TORCHVISION = (
+    "transformers' Qwen2.5-VL processor loads Qwen2VLVideoProcessor, which needs torchvision; this "
+    "machine has CPU torch without torchvision (only CUDA torchvision wheels exist), so the image-only "
+    "input path runs instead"
+)
+QWEN_SPECIALS = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+]
+QWEN_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
+    "{% for part in message['content'] %}{% if part['type'] == 'image' %}"
+    "<|vision_start|><|image_pad|><|vision_end|>{% elif part['type'] == 'text' %}{{ part['text'] }}"
+    "{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+DINO_QUERIES = 30
+
+
+def _name_processor(directory: Path, image_processor_type: str, processor_class: str) -> None:
+    """Make preprocessor_config.json read like the hub's (class names without backend suffixes)."""
+    path = directory / "preprocessor_config.json"
+    data = json.loads(path.read_text())
+    data["image_processor_type"] = image_processor_type
+    data["processor_class"] = processor_class
+    path.write_text(json.dumps(data, indent=2))
+
+
+def build_tiny_groundingdino(directory: Path) -> Path:
+    """A random GroundingDINO (Swin + BERT, a few thousand parameters) with its processor files."""
+    from transformers import BertTokenizer, GroundingDinoConfig, GroundingDinoForObjectDetection
+    from transformers.models.grounding_dino.image_processing_pil_grounding_dino import (
+        GroundingDinoImageProcessorPil,
+    )
+
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    backbone = {
+        "model_type": "swin",
+        "image_size": 64,
+        "patch_size": 4,
+        "embed_dim": 8,
+        "depths": [1, 1, 1, 1],
+        "num_heads": [1, 1, 1, 1],
+        "window_size": 2,
+        "out_features": ["stage2", "stage3", "stage4"],
+    }
+    text = {
+        "model_type": "bert",
+        "vocab_size": 16,
+        "hidden_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "intermediate_size": 32,
+        "max_position_embeddings": 64,
+    }
+    config = GroundingDinoConfig(
+        backbone_config=backbone,
+        text_config=text,
+        num_queries=DINO_QUERIES,
+        d_model=32,  # the model's GroupNorm(32, d_model) needs a multiple of 32
+        encoder_layers=1,
+        decoder_layers=2,  # the box heads of decoder layers 1.. are tied to layer 0's
+        encoder_ffn_dim=16,
+        decoder_ffn_dim=16,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_n_points=1,
+        decoder_n_points=1,
+        max_text_len=32,
+    )
+    GroundingDinoForObjectDetection(config).eval().save_pretrained(directory)
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "icon", ".", "button", "app", "a", "the"]
+    (directory / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizer(vocab_file=str(directory / "vocab.txt"), do_lower_case=True).save_pretrained(directory)
+    GroundingDinoImageProcessorPil(size={"shortest_edge": 64, "longest_edge": 128}).save_pretrained(directory)
+    _name_processor(directory, "GroundingDinoImageProcessor", "GroundingDinoProcessor")
+    return directory
+
+
+def build_qwen_tokenizer() -> Any:
+    """A byte-level tokenizer (any text round-trips) with Qwen's special tokens and a chat template."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    core = Tokenizer(models.BPE(vocab={symbol: i for i, symbol in enumerate(alphabet)}, merges=[]))
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    core.add_special_tokens(QWEN_SPECIALS)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core, eos_token="<|im_end|>", pad_token="<|endoftext|>"
+    )
+    tokenizer.chat_template = QWEN_TEMPLATE
+    return tokenizer
+
+
+def build_tiny_qwen(directory: Path) -> Path:
+    """A random Qwen2.5-VL (one text layer, two vision blocks) with tokenizer and image processor."""
+    from transformers import GenerationConfig, Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    directory.mkdir(parents=True, exist_ok=True)
+    tokenizer = build_qwen_tokenizer()
+    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in QWEN_SPECIALS}
+    text = {
+        "vocab_size": 272,
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 1,
+        "max_position_embeddings": 4096,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
+        "bos_token_id": ids["<|endoftext|>"],
+        "eos_token_id": ids["<|im_end|>"],
+        "pad_token_id": ids["<|endoftext|>"],
+    }
+    vision = {
+        "depth": 2,
+        "hidden_size": 16,
+        "intermediate_size": 32,
+        "num_heads": 2,
+        "out_hidden_size": 32,
+        "fullatt_block_indexes": [1],
+        "window_size": 56,
+    }
+    config = Qwen2_5_VLConfig(
+        text_config=text,
+        vision_config=vision,
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
+    )
+    torch.manual_seed(0)
+    model = Qwen2_5_VLForConditionalGeneration(config).eval()
+    model.generation_config = GenerationConfig(
+        eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"]
+    )
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    Qwen2VLImageProcessorPil(min_pixels=28 * 28 * 4, max_pixels=28 * 28 * 64).save_pretrained(directory)
+    _name_processor(directory, "Qwen2VLImageProcessor", "Qwen2_5_VLProcessor")
+    (directory / "chat_template.json").write_text(json.dumps({"chat_template": QWEN_TEMPLATE}))
+    return directory
+
+
+@pytest.fixture(scope="module")
+def dino_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_groundingdino(tmp_path_factory.mktemp("grounding-dino-tiny-random"))
+
+
+@pytest.fixture(scope="module")
+def qwen_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_qwen(tmp_path_factory.mktemp("qwen2.5-vl-tiny-random"))
+
+
+@pytest.fixture(scope="module")
+def screenshot() -> Image.Image:
+    return VirtualPhone().screenshot().convert("RGB")
+
+
+# --------------------------------------------------------------------------------------- GroundingDINO
+
+
+def _check_icons(icons: list[Element], width: int, height: int) -> None:
+    for icon in icons:
+        left, top, right, bottom = icon.box
+        assert icon.kind == "icon" and icon.source == "groundingdino" and icon.text == ""
+        assert 0 <= left < right <= width and 0 <= top < bottom <= height
+        assert 0.0 < icon.score <= 1.0
+        assert box_area(icon.box) <= 0.05 * width * height
+    for i, a in enumerate(icons):
+        assert all(iou(a.box, b.box) < 0.5 for b in icons[i + 1 :])
+
+
+@pytest.mark.slow
+def test_groundingdino_loads_a_checkpoint_directory_and_detects(
+    dino_dir: Path, screenshot: Image.Image
+) -> None:
+    detector = GroundingDinoDetector(str(dino_dir), box_threshold=0.0, text_threshold=0.0)
+    assert detector.device == "cpu" and detector.loaded.dtype == torch.float32
+    rgb = np.asarray(screenshot)
+    height, width = rgb.shape[:2]
+    raw = detector.raw_detections(rgb)
+    assert 0 < len(raw) <= DINO_QUERIES
+    assert [e.score for e in raw] == sorted((e.score for e in raw), reverse=True)
+    icons = detector.detect(rgb)
+    assert icons, "threshold 0 keeps every query; some must survive the filters"
+    assert icons == filter_detections(raw, width, height)
+    _check_icons(icons, width, height)
+    median_area = sorted(box_area(e.box) for e in raw)[len(raw) // 2]
+    smaller = GroundingDinoDetector(
+        str(dino_dir), box_threshold=0.0, max_area_fraction=median_area / (width * height)
+    ).detect(rgb)
+    assert 0 < len(smaller) < len(icons) and all(box_area(e.box) <= median_area for e in smaller)
+    assert icons == sorted(icons, key=lambda e: (e.box[1], e.box[0]))
+
+
+def test_groundingdino_thresholds_and_model_reuse(dino_dir: Path, screenshot: Image.Image) -> None:
+    rgb = np.asarray(screenshot)
+    everything = GroundingDinoDetector(str(dino_dir), box_threshold=0.0)
+    scores = [e.score for e in everything.raw_detections(rgb)]
+    cut = float(np.median(scores))
+    strict = GroundingDinoDetector(str(dino_dir), box_threshold=cut, prompt="Icon")
+    assert strict.loaded is everything.loaded, "the same weights are loaded once per process"
+    assert strict.prompt == "icon."
+    kept = strict.raw_detections(rgb)
+    assert kept and len(kept) < len(scores) and all(e.score > cut for e in kept)
+    detector = make_icon_detector("groundingdino", model=str(dino_dir))
+    assert isinstance(detector, GroundingDinoDetector) and detector.box_threshold == 0.05
+
+
+def test_boxes_to_elements_clips_sorts_and_drops_empty_boxes() -> None:
+    boxes = [
+        [10.2, 20.7, 50.1, 60.0],
+        [-5.0, -5.0, 30.0, 40.0],
+        [90.0, 90.0, 120.0, 130.0],
+        [70.0, 5.0, 70.4, 9.0],
+    ]
+    elements = boxes_to_elements(boxes, [0.3, 0.9, 0.5, 0.8], 100, 100, source="groundingdino")
+    assert [e.box for e in elements] == [(0, 0, 30, 40), (70, 5, 71, 9), (90, 90, 100, 100), (10, 20, 51, 60)]
+    assert [e.score for e in elements] == [0.9, 0.8, 0.5, 0.3]
+    assert {(e.kind, e.source, e.text) for e in elements} == {("icon", "groundingdino", "")}
+    flat = boxes_to_elements([[40.0, 40.0, 40.0, 80.0]], [0.9], 100, 100, source="groundingdino")
+    assert flat == []
+
+
+def test_groundingdino_prompt_and_weight_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert normalize_prompt("  App  Icon ") == "app icon."
+    with pytest.raises(ValueError):
+        normalize_prompt(" ")
+    with pytest.raises(WeightsError, match="does not exist"):
+        GroundingDinoDetector(str(tmp_path / "missing"))
+    (tmp_path / "half").mkdir()
+    with pytest.raises(WeightsError, match=r"config\.json"):
+        GroundingDinoDetector(str(tmp_path / "half"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("MAE_MODELS_DIR", str(tmp_path / "models"))
+    with pytest.raises(WeightsError, match="models download IDEA-Research/grounding-dino-tiny"):
+        GroundingDinoDetector()
+
+
+def test_a_broken_checkpoint_is_a_weights_error(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "grounding-dino"}))
+    with pytest.raises(WeightsError, match="could not load GroundingDINO"):
+        GroundingDinoDetector(str(tmp_path))
+
+
+# ------------------------------------------------------------------------------------ Qwen2.5-VL captions
+
+
+def _two_icons(image: Image.Image) -> list[Element]:
+    icons = [
+        Element(kind="icon", box=(60, 300, 220, 460)),
+        Element(kind="icon", box=(300, 300, 460, 460)),
+        Element(kind="icon", box=(60, 300, 220, 460)),  # the same icon twice: captioned once
+    ]
+    assert crop_key(image.crop(icons[0].box)) != crop_key(image.crop(icons[1].box))
+    return icons
+
+
+class GenerateSpy:
+    """Wraps the model's real ``generate``; optionally replaces the generated tokens with ``reply``."""
+
+    def __init__(self, captioner: LocalQwenCaptioner, reply: Callable[[int], str] | None = None) -> None:
+        self.captioner = captioner
+        self.real = captioner.loaded.model.generate
+        self.reply = reply
+        self.prompts: list[str] = []
+
+    def __call__(self, **inputs: Any) -> Any:
+        tokenizer = self.captioner.inputs.tokenizer
+        prompt_ids = inputs["input_ids"]
+        self.prompts.append(tokenizer.decode(prompt_ids[0]))
+        output = self.real(**inputs)
+        if self.reply is None:
+            return output
+        count = len(self.prompts)
+        scripted = tokenizer(self.reply(count), return_tensors="pt")["input_ids"]
+        eos = torch.tensor([[tokenizer.convert_tokens_to_ids("<|im_end|>")]])
+        return torch.cat([prompt_ids, scripted, eos], dim=1)
+
+
+@pytest.fixture
+def captioner(qwen_dir: Path, tmp_path: Path) -> Iterator[LocalQwenCaptioner]:
+    yield LocalQwenCaptioner(str(qwen_dir), CaptionCache(tmp_path / "icon-captions.json"))
+
+
+@pytest.mark.slow
+def test_random_qwen_runs_once_per_screen_and_gibberish_gives_no_captions(
+    captioner: LocalQwenCaptioner, screenshot: Image.Image, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert captioner.device == "cpu"
+    expected_path = "processor" if HAS_TORCHVISION else "image-only"
+    assert captioner.inputs.kind == expected_path
+    spy = GenerateSpy(captioner)
+    monkeypatch.setattr(captioner.loaded.model, "generate", spy)
+    captions, warnings = captioner.caption(screenshot, _two_icons(screenshot))
+    assert len(spy.prompts) == 1
+    assert "sheet of 2 icons" in spy.prompts[0] and "<|image_pad|>" in spy.prompts[0]
+    assert captions == ["", "", ""]
+    assert len(warnings) == 1 and "unusable" in warnings[0]
+    assert "icon" not in " ".join(captions).lower()
+    assert len(captioner.cache) == 0
+    captioner.caption(screenshot, _two_icons(screenshot))
+    assert len(spy.prompts) == 2, "nothing was cached, so the next screen asks again (once)"
+
+
+def test_qwen_reply_is_parsed_cached_and_only_new_crops_are_asked(
+    captioner: LocalQwenCaptioner, screenshot: Image.Image, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    replies = {
+        1: '{"1": "gear: settings", "2": "magnifier: search"}',
+        2: 'Sure. {"1": "bell: notifications"}',
+    }
+    spy = GenerateSpy(captioner, reply=lambda call: replies[call])
+    monkeypatch.setattr(captioner.loaded.model, "generate", spy)
+    icons = _two_icons(screenshot)
+    captions, warnings = captioner.caption(screenshot, icons)
+    assert (captions, warnings) == (["gear: settings", "magnifier: search", "gear: settings"], [])
+    assert json.loads((tmp_path / "icon-captions.json").read_text())  # persisted
+
+    again, warnings = captioner.caption(screenshot, icons)
+    assert (again, warnings) == (captions, [])
+    assert len(spy.prompts) == 1, "a cached screen does not call generate"
+
+    new = Element(kind="icon", box=(540, 300, 700, 460))
+    mixed, warnings = captioner.caption(screenshot, [icons[1], new])
+    assert (mixed, warnings) == (["magnifier: search", "bell: notifications"], [])
+    assert len(spy.prompts) == 2 and "sheet of 1 icons" in spy.prompts[1]
+
+
+def test_qwen_generation_failure_is_a_warning(
+    captioner: LocalQwenCaptioner, screenshot: Image.Image, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def out_of_memory(**_: Any) -> Any:
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(captioner.loaded.model, "generate", out_of_memory)
+    captions, warnings = captioner.caption(screenshot, _two_icons(screenshot))
+    assert captions == ["", "", ""]
+    assert warnings == [
+        "icon captions unavailable: the local caption model failed (RuntimeError: CUDA out of memory. "
+        "Tried to allocate 2.00 GiB)"
+    ]
+
+
+def test_captions_local_setting_builds_the_in_process_captioner(
+    qwen_dir: Path, dino_dir: Path, tmp_path: Path
+) -> None:
+    settings = PerceptionSettings(icons="groundingdino", captions=f"local:{qwen_dir}", cache_dir=tmp_path)
+    built = make_captioner(settings, None)
+    assert isinstance(built, LocalQwenCaptioner) and built.cache.path == tmp_path / "icon-captions.json"
+    with pytest.raises(ConfigError, match="'grounding-dino' model"):
+        LocalQwenCaptioner(str(dino_dir), CaptionCache(None))
+
+
+@pytest.mark.slow
+def test_perceptor_with_groundingdino_and_local_captions(
+    qwen_dir: Path, dino_dir: Path, tmp_path: Path, screenshot: Image.Image
+) -> None:
+    settings = PerceptionSettings(
+        icons="groundingdino",
+        groundingdino_model=str(dino_dir),
+        captions=f"local:{qwen_dir}",
+        cache_dir=tmp_path,
+    )
+    perceptor = Perceptor.from_settings(settings)
+    try:
+        result = perceptor.perceive(screenshot)
+    finally:
+        perceptor.close()
+    assert result.texts, "OCR still reads the virtual phone"
+    assert {icon.source for icon in result.icons} <= {"groundingdino"}
+    assert result.icons, "the random detector's boxes are not all over text on this screen"
+    assert {"icons", "ocr", "captions"} <= set(result.timings)
+    assert all(icon.text == "" for icon in result.icons)
+    assert len(result.warnings) == 1 and "unusable" in result.warnings[0]
+
+
+@pytest.mark.skipif(not HAS_TORCHVISION, reason=NO_TORCHVISION)
+def test_processor_and_image_only_inputs_agree(captioner: LocalQwenCaptioner, qwen_dir: Path) -> None:
+    from transformers import AutoImageProcessor, AutoTokenizer
+
+    from mae.perception.qwen_local import ImageOnlyInputs
+
+    assert captioner.inputs.kind == "processor"
+    sheet = Image.new("RGB", (224, 112), "white")
+    by_processor = captioner.inputs("sheet of 2 icons", sheet)
+    manual = ImageOnlyInputs(
+        AutoTokenizer.from_pretrained(qwen_dir),
+        AutoImageProcessor.from_pretrained(qwen_dir, backend="pil"),
+        captioner.loaded.model.config.image_token_id,
+        with_types=True,
+    )("sheet of 2 icons", sheet)
+    for name in ("input_ids", "attention_mask", "image_grid_thw", "mm_token_type_ids"):
+        assert torch.equal(by_processor[name].long(), manual[name].long()), name
+
+
+def test_device_and_dtype_choice() -> None:
+    assert pick_dtype(None, "cpu", prefer_bf16=True) == torch.float32
+    assert pick_dtype("bf16", "cpu", prefer_bf16=False) == torch.bfloat16
+    assert pick_dtype(torch.float16, "cuda", prefer_bf16=True) == torch.float16
+    with pytest.raises(ConfigError, match="unknown dtype"):
+        pick_dtype("int3", "cpu", prefer_bf16=False)
+    assert pick_device("cpu") == "cpu"
+    if not torch.cuda.is_available():
+        assert pick_device(None) == "cpu"
+        with pytest.raises(ConfigError, match="no CUDA GPU"):
+            pick_device("cuda")
+
+
+@pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)"
+)
+def test_models_go_to_the_gpu_in_half_precision(
+    dino_dir: Path, qwen_dir: Path, screenshot: Image.Image
+) -> None:
+    detector = GroundingDinoDetector(str(dino_dir), box_threshold=0.0)
+    assert detector.device == "cuda" and next(detector.loaded.model.parameters()).dtype == torch.float16
+    _check_icons(detector.detect(np.asarray(screenshot)), screenshot.width, screenshot.height)
+    captioner = LocalQwenCaptioner(str(qwen_dir), CaptionCache(None))
+    expected = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    assert next(captioner.loaded.model.parameters()).dtype == expected
+    captions, warnings = captioner.caption(screenshot, _two_icons(screenshot))
+    assert captions == ["", "", ""] and warnings
