@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             wall.append(time.perf_counter() - started)
             for stage, seconds in result.timings.items():
                 stages.setdefault(stage, []).append(seconds)
-    report = {
+    report: dict[str, Any] = {
         "screens": len(screens),
         "runs": len(wall),
         "size": list(screens[0].size),
@@ -89,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"Perceptor on {report['screens']} screens {report['size'][0]}x{report['size'][1]}, {len(wall)} runs")
+        print(
+            f"Perceptor on {report['screens']} screens {report['size'][0]}x{report['size'][1]}, "
+            f"{len(wall)} runs"
+        )
         for stage, value in report["median_s"].items():
             print(f"  median {stage:<8} {value * 1000:7.0f} ms")
         print(f"  p90 total      {report['p90_total_s'] * 1000:7.0f} ms")

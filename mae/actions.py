@@ -53,7 +53,10 @@ class AtomicAction(BaseModel):
 class OpenApp(AtomicAction):
     name: ClassVar[str] = "Open_App"
     signature: ClassVar[str] = "Open_App(app_name)"
-    doc: ClassVar[str] = "If the current screen is Home or App screen, you can use this action to open the app named \"app_name\" on the visible on the current screen."
+    doc: ClassVar[str] = (
+        'Open the app named "app_name" (its launcher label, e.g. "Maps") from any screen; use this '
+        "instead of looking for the app's icon."
+    )
     app_name: str = Field(min_length=1)
 
     def execute(self, device: Device) -> None:
@@ -74,7 +77,11 @@ class Tap(AtomicAction):
 class Swipe(AtomicAction):
     name: ClassVar[str] = "Swipe"
     signature: ClassVar[str] = "Swipe(x1, y1, x2, y2)"
-    doc: ClassVar[str] = "Swipe from position (x1, y1) to position (x2, y2). To swipe up or down to review more content, you can adjust the y-coordinate offset based on the desired scroll distance. For example, setting x1 = x2 = 540, y1 = 1500, and y2 = 500 will swipe upwards to review additional content below. To swipe left or right in the App switcher screen to choose between open apps, set the x-coordinate offset to at least 500."
+    doc: ClassVar[str] = (
+        "Swipe from position (x1, y1) to position (x2, y2). To scroll, change the y-coordinate by the "
+        "distance to scroll: x1 = x2 = 540, y1 = 1500, y2 = 500 swipes up to reveal the content below. "
+        "In the App switcher, swipe left or right by at least 500 pixels to move between open apps."
+    )
     x1: int
     y1: int
     x2: int
@@ -87,7 +94,7 @@ class Swipe(AtomicAction):
 class Type(AtomicAction):
     name: ClassVar[str] = "Type"
     signature: ClassVar[str] = "Type(text)"
-    doc: ClassVar[str] = "Type the \"text\" in an input box."
+    doc: ClassVar[str] = 'Type the "text" in an input box.'
     text: str
 
     def execute(self, device: Device) -> None:
@@ -300,7 +307,7 @@ INITIAL_SHORTCUTS: dict[str, Shortcut] = {
         name="Tap_Type_and_Enter",
         arguments=["x", "y", "text"],
         description=(
-            "Tap an input box at position (x, y), Type the \"text\", and then perform the Enter operation. "
+            'Tap an input box at position (x, y), Type the "text", and then perform the Enter operation. '
             "Very useful for searching and sending messages!"
         ),
         precondition="There is a text input box on the screen with no previously entered content.",

@@ -41,7 +41,9 @@ class PerceptionSettings(BaseModel):
 
     ocr: Literal["rapidocr", "paddleocr"] = "rapidocr"
     icons: Literal["contour", "groundingdino", "none"] = "contour"
-    captions: str = Field("none", description="'none', 'backbone' (the captioner role's model) or a model name")
+    captions: str = Field(
+        "none", description="'none', 'backbone' (the captioner role's model) or a model name"
+    )
     groundingdino_model: str = "IDEA-Research/grounding-dino-tiny"
     cache_dir: Path = Field(default_factory=lambda: Path(user_cache_dir("mae")))
 
@@ -175,7 +177,7 @@ def read_profile(path: Path) -> dict[str, Any]:
         raise ConfigError(f"profile file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"profile file {path} is not valid TOML: {exc}") from None
-    if any("key" == k.lower() or k.lower().endswith("api_key") for k in _all_keys(data)):
+    if any(k.lower() == "key" or k.lower().endswith("api_key") for k in _all_keys(data)):
         raise ConfigError(
             f"profile file {path} contains an API key: name the environment variable instead (api_key_env)"
         )

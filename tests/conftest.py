@@ -25,12 +25,11 @@ PROVIDER_KEY_VARS = (
 
 
 def _is_loopback(address: Any) -> bool:
-    if isinstance(address, tuple) and address:
-        host = address[0]
-    elif isinstance(address, str | bytes):  # unix sockets
+    if isinstance(address, str | bytes):  # unix sockets
         return True
-    else:
+    if not (isinstance(address, tuple) and address):
         return False
+    host = address[0]
     if host in ("localhost", ""):
         return True
     try:

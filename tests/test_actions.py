@@ -31,7 +31,10 @@ def test_registry_has_the_nine_paper_operations() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('{"name": "Tap", "arguments": {"x": 10, "y": 20}}', ActionCall(name="Tap", arguments={"x": 10, "y": 20})),
+        (
+            '{"name": "Tap", "arguments": {"x": 10, "y": 20}}',
+            ActionCall(name="Tap", arguments={"x": 10, "y": 20}),
+        ),
         ('```json\n{"name": "Back", "arguments": {}}\n```', ActionCall(name="Back")),
         ('{"name": "Home"}', ActionCall(name="Home")),
         ("Tap(540, 1200)", ActionCall(name="Tap", arguments={"x": 540, "y": 1200})),
@@ -74,7 +77,9 @@ def test_resolve_call_checks_the_screen_bounds() -> None:
     call = ActionCall(name="Tap", arguments={"x": 1080, "y": 100})
     with pytest.raises(ActionError, match="off screen"):
         resolve_call(call, {}, screen=(1080, 2340))
-    assert resolve_call(ActionCall(name="Tap", arguments={"x": 1079, "y": 0}), {}, (1080, 2340)) == [Tap(x=1079, y=0)]
+    assert resolve_call(ActionCall(name="Tap", arguments={"x": 1079, "y": 0}), {}, (1080, 2340)) == [
+        Tap(x=1079, y=0)
+    ]
 
 
 def test_initial_shortcut_expands_to_tap_type_enter() -> None:

@@ -16,7 +16,9 @@ from mae.perception import Perception, Perceptor
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``perceive`` subcommand."""
-    parser = subparsers.add_parser("perceive", help="list the texts and icons the Perceptor finds in screenshots")
+    parser = subparsers.add_parser(
+        "perceive", help="list the texts and icons the Perceptor finds in screenshots"
+    )
     parser.add_argument("images", nargs="+", type=Path, metavar="IMAGE", help="screenshot files")
     parser.add_argument("--json", action="store_true", help="one JSON object per image: elements, timings")
     parser.add_argument("--ocr", choices=["rapidocr", "paddleocr"], help="OCR backend (default rapidocr)")
@@ -36,7 +38,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def cmd_perceive(args: argparse.Namespace) -> int:
     settings = load_settings(
         args.profile,
-        overrides={"perception.ocr": args.ocr, "perception.icons": args.icons, "perception.captions": args.captions},
+        overrides={
+            "perception.ocr": args.ocr,
+            "perception.icons": args.icons,
+            "perception.captions": args.captions,
+        },
     )
     client = ChatClient(settings.profile_for) if settings.perception.captions != "none" else None
     perceptor = Perceptor.from_settings(settings.perception, client)

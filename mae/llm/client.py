@@ -168,7 +168,13 @@ class ChatClient:
                 self._record(role, profile, started, attempt, image_count, error=error)
                 raise error from exc
             record = self._record(
-                role, profile, started, attempt, image_count, input_tokens=input_tokens, output_tokens=output_tokens
+                role,
+                profile,
+                started,
+                attempt,
+                image_count,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
             )
             return ChatReply(text=text, record=record, image_sizes=sizes)
 
@@ -279,7 +285,9 @@ def classify(exc: Exception, profile: ModelProfile) -> ModelError:
         env = profile.api_key_env or "the API key variable"
         return ModelAuthError(f"{where} refused the API key (HTTP {exc.status_code}): check {env}")
     if isinstance(exc, openai.RateLimitError):
-        return ModelRateLimitError(f"{where} is rate limiting (HTTP 429); retry later or lower the request rate")
+        return ModelRateLimitError(
+            f"{where} is rate limiting (HTTP 429); retry later or lower the request rate"
+        )
     if isinstance(exc, openai.APIStatusError):
         if exc.status_code >= 500:
             return ModelProviderError(f"{where} failed with HTTP {exc.status_code}")

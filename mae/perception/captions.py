@@ -141,7 +141,9 @@ class ApiCaptioner:
         prompt = CAPTION_PROMPT.format(count=len(new_keys))
         sheet = caption_sheet([missing[key] for key in new_keys])
         try:
-            reply = self.client.complete(self.role, [Message("user", prompt, [sheet])], max_tokens=40 * len(new_keys))
+            reply = self.client.complete(
+                self.role, [Message("user", prompt, [sheet])], max_tokens=40 * len(new_keys)
+            )
             found = parse_captions(reply.text, len(new_keys))
         except ModelError as exc:
             return captions, [f"icon captions unavailable: {exc}"]

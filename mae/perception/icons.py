@@ -84,7 +84,9 @@ class ContourIconDetector:
             candidates.append((left, top, right, bottom))
         outermost = _outermost(candidates)
         outermost.sort(key=lambda b: (b[1], b[0]))
-        return [Element(kind="icon", box=box, source=self.name, score=1.0) for box in outermost[: s.max_icons]]
+        return [
+            Element(kind="icon", box=box, source=self.name, score=1.0) for box in outermost[: s.max_icons]
+        ]
 
 
 def _outermost(boxes: Sequence[tuple[int, int, int, int]], slack: int = 2) -> list[tuple[int, int, int, int]]:
@@ -93,7 +95,10 @@ def _outermost(boxes: Sequence[tuple[int, int, int, int]], slack: int = 2) -> li
     kept: list[tuple[int, int, int, int]] = []
     for box in ordered:
         inside = any(
-            box[0] >= k[0] - slack and box[1] >= k[1] - slack and box[2] <= k[2] + slack and box[3] <= k[3] + slack
+            box[0] >= k[0] - slack
+            and box[1] >= k[1] - slack
+            and box[2] <= k[2] + slack
+            and box[3] <= k[3] + slack
             for k in kept
         )
         if not inside:
@@ -101,7 +106,9 @@ def _outermost(boxes: Sequence[tuple[int, int, int, int]], slack: int = 2) -> li
     return kept
 
 
-def drop_text_regions(icons: Sequence[Element], texts: Sequence[Element], overlap: float = 0.5) -> list[Element]:
+def drop_text_regions(
+    icons: Sequence[Element], texts: Sequence[Element], overlap: float = 0.5
+) -> list[Element]:
     """Icons less than ``overlap`` of whose area is covered by a single text box."""
     kept = []
     for icon in icons:

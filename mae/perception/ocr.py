@@ -96,7 +96,9 @@ class RapidOcrBackend:
         height, width = image.shape[:2]
         bgr = np.ascontiguousarray(image[:, :, ::-1])
         scale = min(1.0, self.det_max_side / max(height, width))
-        small = bgr if scale == 1.0 else cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        small = (
+            bgr if scale == 1.0 else cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        )
         with self._lock:  # the detector keeps per-call state on the engine
             quads, _ = self._engine.text_det(small)
             if quads is None or len(quads) == 0:
@@ -132,7 +134,10 @@ class PaddleOcrBackend:
         self.min_score = min_score
         self._v3 = hasattr(PaddleOCR, "predict")
         if self._v3:
-            defaults: dict[str, Any] = {"use_textline_orientation": False, "use_doc_orientation_classify": False}
+            defaults: dict[str, Any] = {
+                "use_textline_orientation": False,
+                "use_doc_orientation_classify": False,
+            }
         else:
             defaults = {"use_angle_cls": False, "show_log": False}
         self._engine = PaddleOCR(lang=lang, **{**defaults, **options})
@@ -150,7 +155,9 @@ class PaddleOcrBackend:
         for quad, text, score in lines:
             box = quad_to_box(quad, width, height)
             if text.strip() and score >= self.min_score and box_area(box) > 0:
-                elements.append(Element(kind="text", text=text.strip(), box=box, source=self.name, score=score))
+                elements.append(
+                    Element(kind="text", text=text.strip(), box=box, source=self.name, score=score)
+                )
         return reading_order(elements)
 
 
@@ -175,7 +182,9 @@ def _paddle_v3_lines(result: Any) -> list[Line]:
         polys = data.get("rec_polys")
         if polys is None:
             polys = data.get("dt_polys", [])
-        for quad, text, score in zip(polys, data.get("rec_texts", []), data.get("rec_scores", []), strict=False):
+        for quad, text, score in zip(
+            polys, data.get("rec_texts", []), data.get("rec_scores", []), strict=False
+        ):
             lines.append((np.asarray(quad).tolist(), str(text), float(score)))
     return lines
 

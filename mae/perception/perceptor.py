@@ -60,7 +60,9 @@ class Perceptor:
         captioner: Captioner | None = None
         if settings.captions != "none":
             if detector is None:
-                raise ConfigError("icon captions need an icon detector: set icons to contour or groundingdino")
+                raise ConfigError(
+                    "icon captions need an icon detector: set icons to contour or groundingdino"
+                )
             captioner = make_captioner(settings, client)
         return cls(make_ocr(settings.ocr), detector, captioner)
 
@@ -82,7 +84,9 @@ class Perceptor:
         if self.captioner is not None and icons:
             captioner = self.captioner
             (captions, warnings), timings["captions"] = _timed(lambda: captioner.caption(image, icons))
-            icons = [icon.model_copy(update={"text": text}) for icon, text in zip(icons, captions, strict=True)]
+            icons = [
+                icon.model_copy(update={"text": text}) for icon, text in zip(icons, captions, strict=True)
+            ]
         timings["total"] = time.perf_counter() - started
         return Perception(
             width=image.width,

@@ -78,9 +78,7 @@ def completion_body(text: str, request: RecordedRequest) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.body.get("model", "fake"),
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-        ],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": max(1, len(text) // 4),
@@ -125,7 +123,9 @@ class FakeModelServer:
         return [r for r in self.requests if r.role == role]
 
     def start(self) -> FakeModelServer:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-model-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="fake-model-server", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -149,9 +149,10 @@ class FakeModelServer:
     def assert_done(self) -> None:
         """Fail if a request went unanswered or a scripted reply was never used."""
         if self.unexpected:
+            first = self.unexpected[0]
             raise AssertionError(
-                f"{len(self.unexpected)} unexpected model request(s); first role={self.unexpected[0].role!r}: "
-                f"{self.unexpected[0].text[:300]!r}"
+                f"{len(self.unexpected)} unexpected model request(s); first role={first.role!r}: "
+                f"{first.text[:300]!r}"
             )
         if self.remaining():
             raise AssertionError(f"{self.remaining()} scripted reply(ies) were never requested")
@@ -196,7 +197,9 @@ class FakeModelServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}))
+                    self._send(
+                        200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                    )
                 else:
                     self._send(404, json.dumps({"error": {"message": "not found"}}))
 
@@ -216,7 +219,9 @@ class FakeModelServer:
                 if reply is None:
                     with server._lock:
                         server.unexpected.append(request)
-                    self._send(500, json.dumps({"error": {"message": "unexpected request: script exhausted"}}))
+                    self._send(
+                        500, json.dumps({"error": {"message": "unexpected request: script exhausted"}})
+                    )
                     return
                 if reply.delay_s:
                     time.sleep(reply.delay_s)

@@ -56,7 +56,9 @@ def test_text_and_image_request_is_sent_and_recorded(fake_server: FakeModelServe
 
 
 def test_429_then_success_is_retried_with_retry_after(fake_server: FakeModelServer) -> None:
-    fake_server.add(FakeReply(status=429, body='{"error": {"message": "slow down"}}', headers={"retry-after": "0.5"}))
+    fake_server.add(
+        FakeReply(status=429, body='{"error": {"message": "slow down"}}', headers={"retry-after": "0.5"})
+    )
     fake_server.add("done")
     client, sleeps = make_client(fake_server)
     reply = client.complete("manager", [Message("user", "plan")])

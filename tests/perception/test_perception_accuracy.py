@@ -61,7 +61,8 @@ def test_text_recall_with_centres_within_12px(screens: dict, line_perceptor: Per
         for label in (e for e in truth if e.kind == "text"):
             total += 1
             hit = any(
-                _squash(e.text) == _squash(label.text) and math.dist(e.center, label.center) <= 12 for e in found
+                _squash(e.text) == _squash(label.text) and math.dist(e.center, label.center) <= 12
+                for e in found
             )
             recalled += hit
             if not hit:
@@ -74,7 +75,9 @@ def test_text_recall_with_centres_within_12px(screens: dict, line_perceptor: Per
 def _icon_found(icon: Element, found: list[Element]) -> bool:
     x, y = icon.center
     return any(
-        e.box[0] <= x <= e.box[2] and e.box[1] <= y <= e.box[3] and intersection(e.box, icon.box) > 0.3 * _area(icon)
+        e.box[0] <= x <= e.box[2]
+        and e.box[1] <= y <= e.box[3]
+        and intersection(e.box, icon.box) > 0.3 * _area(icon)
         for e in found
     )
 
@@ -104,7 +107,7 @@ def test_icon_recall_across_screens(screens: dict, line_perceptor: Perceptor) ->
 
 
 def test_wrapped_titles_merge_but_fields_stay_apart(screens: dict) -> None:
-    image, truth = screens["amazon results"]
+    image, _truth = screens["amazon results"]
     merged = Perceptor.from_settings(PerceptionSettings()).perceive(image)
     texts = [_squash(e.text) for e in merged.texts]
     # a product title drawn over two lines comes back as one element

@@ -30,7 +30,10 @@ def test_fields_in_a_row_stay_apart() -> None:
 def test_far_apart_or_misaligned_lines_stay_apart() -> None:
     far = [text("A title line that is long", (100, 100, 700, 140)), text("next", (100, 260, 300, 300))]
     shifted = [text("A title line that is long", (100, 100, 700, 140)), text("next", (180, 150, 400, 190))]
-    bigger = [text("Short header", (100, 100, 400, 140)), text("Body text that is long", (100, 150, 900, 230))]
+    bigger = [
+        text("Short header", (100, 100, 400, 140)),
+        text("Body text that is long", (100, 150, 900, 230)),
+    ]
     for case in (far, shifted, bigger):
         assert len(merge_lines(case)) == 2
 
