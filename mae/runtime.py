@@ -39,10 +39,13 @@ class Runtime:
 
 
 def build_client(settings: Settings, api_keys: Mapping[str, str] | None = None) -> ChatClient:
-    """A chat client whose per-role profiles come from ``settings`` (checked now, not at the first call)."""
+    """A chat client whose per-role profiles come from ``settings``, checked now rather than at the first
+    call: an incomplete custom backbone raises ``ConfigError``, a missing API key ``ModelAuthError``."""
+    client = ChatClient(settings.profile_for, api_keys=api_keys)
     for role in ("manager", "operator", "reflector", "notetaker"):
-        settings.profile_for(role)  # raises ConfigError on an incomplete custom backbone
-    return ChatClient(settings.profile_for, api_keys=api_keys)
+        settings.profile_for(role)
+        client.check_key(role)
+    return client
 
 
 def build_perceptor(perception: PerceptionSettings, client: ChatClient | None = None) -> PerceptorLike:

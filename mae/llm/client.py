@@ -112,6 +112,10 @@ class ChatClient:
     def profile(self, role: str) -> ModelProfile:
         return self._profiles if isinstance(self._profiles, ModelProfile) else self._profiles(role)
 
+    def check_key(self, role: str) -> None:
+        """Raise ``ModelAuthError`` now if ``role``'s model needs a key that is not set."""
+        self._api_key(self.profile(role))
+
     def _api_key(self, profile: ModelProfile) -> str:
         if profile.api_key_env is None:
             return "EMPTY"
