@@ -119,6 +119,34 @@ def parse_captions(text: str, count: int) -> list[str]:
     return [str(data.get(str(i + 1), "")).strip() for i in range(count)]
 
 
+class CaptionJob:
+    """One screen's icons: the captions the cache already has, and the distinct crops it lacks."""
+
+    def __init__(self, image: Image.Image, icons: Sequence[Element], cache: CaptionCache) -> None:
+        self.cache = cache
+        crops = [image.crop(icon.box) for icon in icons]
+        self.keys = [crop_key(crop) for crop in crops]
+        self.captions = [cache.get(key) or "" for key in self.keys]
+        self.missing: dict[str, Image.Image] = {}
+        for key, crop, caption in zip(self.keys, crops, self.captions, strict=True):
+            if not caption and key not in self.missing:
+                self.missing[key] = crop
+
+    @property
+    def prompt(self) -> str:
+        return CAPTION_PROMPT.format(count=len(self.missing))
+
+    def sheet(self) -> Image.Image:
+        return caption_sheet(list(self.missing.values()))
+
+    def finish(self, reply: str) -> list[str]:
+        """Captions for every icon once the model answered ``reply``; ValueError if it is unusable."""
+        found = parse_captions(reply, len(self.missing))
+        fresh = {key: caption for key, caption in zip(self.missing, found, strict=True) if caption}
+        self.cache.update(fresh)
+        return [caption or fresh.get(key, "") for key, caption in zip(self.keys, self.captions, strict=True)]
+
+
 class ApiCaptioner:
     """Captions through the configured caption model on any OpenAI-compatible endpoint."""
 
@@ -128,27 +156,17 @@ class ApiCaptioner:
         self.role = role
 
     def caption(self, image: Image.Image, icons: Sequence[Element]) -> tuple[list[str], list[str]]:
-        crops = [image.crop(icon.box) for icon in icons]
-        keys = [crop_key(crop) for crop in crops]
-        captions = [self.cache.get(key) or "" for key in keys]
-        missing: dict[str, Image.Image] = {}
-        for key, crop, caption in zip(keys, crops, captions, strict=True):
-            if not caption and key not in missing:
-                missing[key] = crop
-        if not missing:
-            return captions, []
-        new_keys = list(missing)
-        prompt = CAPTION_PROMPT.format(count=len(new_keys))
-        sheet = caption_sheet([missing[key] for key in new_keys])
+        job = CaptionJob(image, icons, self.cache)
+        if not job.missing:
+            return job.captions, []
         try:
             reply = self.client.complete(
-                self.role, [Message("user", prompt, [sheet])], max_tokens=40 * len(new_keys)
+                self.role, [Message("user", job.prompt, [job.sheet()])], max_tokens=40 * len(job.missing)
             )
-            found = parse_captions(reply.text, len(new_keys))
+            return job.finish(reply.text), []
         except ModelError as exc:
-            return captions, [f"icon captions unavailable: {exc}"]
+            return job.captions, [f"icon captions unavailable: {exc}"]
         except ValueError as exc:
-            return captions, [f"icon captions unavailable: the caption model's reply was unusable ({exc})"]
-        fresh = {key: caption for key, caption in zip(new_keys, found, strict=True) if caption}
-        self.cache.update(fresh)
-        return [caption or fresh.get(key, "") for key, caption in zip(keys, captions, strict=True)], []
+            return job.captions, [
+                f"icon captions unavailable: the caption model's reply was unusable ({exc})"
+            ]

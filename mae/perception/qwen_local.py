@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from mae.errors import ConfigError
-from mae.perception.captions import CAPTION_PROMPT, CaptionCache, caption_sheet, crop_key, parse_captions
+from mae.perception.captions import CaptionCache, CaptionJob
 from mae.perception.elements import Element
 from mae.perception.local_models import (
     LoadedModel,
@@ -209,38 +209,24 @@ class LocalQwenCaptioner:
 
     def caption(self, image: Image.Image, icons: Sequence[Element]) -> tuple[list[str], list[str]]:
         """Captions in the order of ``icons`` ('' where unknown), and warnings."""
-        crops = [image.crop(icon.box) for icon in icons]
-        keys = [crop_key(crop) for crop in crops]
-        captions = [self.cache.get(key) or "" for key in keys]
-        missing: dict[str, Image.Image] = {}
-        for key, crop, caption in zip(keys, crops, captions, strict=True):
-            if not caption and key not in missing:
-                missing[key] = crop
-        if not missing:
-            return captions, []
-        new_keys = list(missing)
-        budget = min(self.max_new_tokens, 16 + TOKENS_PER_ICON * len(new_keys))
+        job = CaptionJob(image, icons, self.cache)
+        if not job.missing:
+            return job.captions, []
+        budget = min(self.max_new_tokens, 16 + TOKENS_PER_ICON * len(job.missing))
         try:
-            reply = self.generate(
-                CAPTION_PROMPT.format(count=len(new_keys)),
-                caption_sheet([missing[k] for k in new_keys]),
-                budget,
-            )
+            reply = self.generate(job.prompt, job.sheet(), budget)
         except Exception as exc:  # a local model failure (out of memory, ...) must not end the run
             log.warning("local icon captioning failed", exc_info=True)
             self._release_gpu_memory()
-            return captions, [
+            return job.captions, [
                 f"icon captions unavailable: the local caption model failed ({type(exc).__name__}: {exc})"
             ]
         try:
-            found = parse_captions(reply, len(new_keys))
+            return job.finish(reply), []
         except ValueError as exc:
-            return captions, [
+            return job.captions, [
                 f"icon captions unavailable: the local caption model's reply was unusable ({exc})"
             ]
-        fresh = {key: caption for key, caption in zip(new_keys, found, strict=True) if caption}
-        self.cache.update(fresh)
-        return [caption or fresh.get(key, "") for key, caption in zip(keys, captions, strict=True)], []
 
     def _release_gpu_memory(self) -> None:
         if self.loaded.device.startswith("cuda"):
