@@ -8,6 +8,7 @@ starts it with the virtual phone unless a phone is attached; ``python app.py --h
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -79,6 +80,7 @@ class UiSession:
     view: RunView = field(default_factory=RunView)
     elements: list[tuple[str, tuple[int, int, int, int]]] = field(default_factory=list)
     show_boxes: bool = False
+    start_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def on_perception(self, perception: Perception) -> None:
         self.elements = [(e.kind, e.box) for e in perception.elements]
@@ -88,6 +90,29 @@ def _end_session(session: UiSession | None) -> None:
     """A closed tab must not keep operating a phone: stop its run (a pending approval is rejected)."""
     if isinstance(session, UiSession):
         session.controller.stop()
+
+
+_TAB_SESSIONS: dict[str, UiSession] = {}
+_TAB_SESSIONS_LOCK = threading.Lock()
+
+
+def _tab_session(request: gr.Request | None, make: Callable[[], UiSession]) -> UiSession:
+    """The one ``UiSession`` of a browser tab (two events racing on a tab's first run share it)."""
+    key = getattr(request, "session_hash", None)
+    with _TAB_SESSIONS_LOCK:
+        session = _TAB_SESSIONS.get(key) if key else None
+        if session is None:
+            session = make()
+            if key:
+                _TAB_SESSIONS[key] = session
+        return session
+
+
+def _tab_closed(request: gr.Request) -> None:
+    """Runs as soon as a tab is closed or reloaded (``gr.State``'s own clean-up waits an hour)."""
+    with _TAB_SESSIONS_LOCK:
+        session = _TAB_SESSIONS.pop(getattr(request, "session_hash", None) or "", None)
+    _end_session(session)
 
 
 def _shown(image: Image.Image | None) -> Image.Image | None:
@@ -317,31 +342,40 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
             return form, list(rule_names or [])
 
-        def on_run(session: UiSession | None, show_boxes: bool, *values: Any) -> Iterator[tuple[Any, ...]]:
-            session = session or UiSession(
-                RunController(backend.run_job, approval_timeout_s=backend.approval_timeout_s)
+        def on_run(
+            session: UiSession | None, show_boxes: bool, request: gr.Request, *values: Any
+        ) -> Iterator[tuple[Any, ...]]:
+            session = session or _tab_session(
+                request,
+                lambda: UiSession(
+                    RunController(backend.run_job, approval_timeout_s=backend.approval_timeout_s)
+                ),
             )
-            if session.controller.active:
-                yield (session, "**A run is already going in this tab:** stop it first.", *skip_rest)
+            refusal = None
+            with session.start_lock:  # the check and the start are one step: no second run slips in
+                if session.controller.active:
+                    refusal = "**A run is already going in this tab:** stop it first."
+                else:
+                    try:
+                        form, rule_names = read_form(values)
+                        job = backend.make_job(form, rule_names)
+                        absent = missing_keys(job.settings, form.api_keys, os.environ)
+                        if absent:
+                            raise MaeError(
+                                f"no API key for {', '.join(absent)}: enter it under “Per-agent models, API "
+                                "keys and safety”, or set the environment variable on the server"
+                            )
+                        job.on_perception = session.on_perception
+                        session.elements = []
+                        session.view = RunView(
+                            started_at=time.time(), max_steps=job.settings.loop.max_steps, task=job.task
+                        )
+                        session.controller.start(job)
+                    except Exception as exc:
+                        refusal = f"**Cannot start:** {error_message(exc)}"
+            if refusal is not None:
+                yield (session, refusal, *skip_rest)
                 return
-            try:
-                form, rule_names = read_form(values)
-                job = backend.make_job(form, rule_names)
-                absent = missing_keys(job.settings, form.api_keys, os.environ)
-                if absent:
-                    raise MaeError(
-                        f"no API key for {', '.join(absent)}: enter it under “Per-agent models, API keys and "
-                        "safety”, or set the environment variable on the server"
-                    )
-            except Exception as exc:
-                yield (session, f"**Cannot start:** {error_message(exc)}", *skip_rest)
-                return
-            job.on_perception = session.on_perception
-            session.elements = []
-            session.view = RunView(
-                started_at=time.time(), max_steps=job.settings.loop.max_steps, task=job.task
-            )
-            session.controller.start(job)
             yield render(session, gr.skip())
             shown_version = session.view.screen_version
             session.show_boxes = bool(show_boxes)
@@ -493,7 +527,15 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             edited,
         )
         rollback_btn.click(then_reload(lambda v: memory_tab.rollback(store(), v)), version, edited)
-        export_btn.click(lambda: str(memory_tab.export_memory(store())), None, export_file)
+
+        def on_export_memory() -> str | None:
+            try:
+                return str(memory_tab.export_memory(store()))
+            except (MaeError, OSError) as exc:
+                gr.Warning(f"Cannot export the memory: {exc}")
+                return None
+
+        export_btn.click(on_export_memory, None, export_file)
 
         # ---------------------------------------------------------------- history tab
         def run_choices(selected: str | None = None) -> Any:
@@ -544,6 +586,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             return (picker, image, message, run_choices(), *memory_values())
 
         demo.load(on_load, None, [device, phone, manual_status, runs, *mem_outputs])
+        demo.unload(_tab_closed)
     return demo
 
 
@@ -566,9 +609,13 @@ def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the demo and serve it."""
     args = parse_args(argv)
-    settings = load_settings(args.profile, overrides=settings_overrides(args))
-    backend = Backend(settings, approval_timeout_s=approval_timeout())
-    launch(build_demo(backend), **server_options(args).launch_kwargs())
+    try:
+        settings = load_settings(args.profile, overrides=settings_overrides(args))
+        backend = Backend(settings, approval_timeout_s=approval_timeout())
+        options = server_options(args).launch_kwargs()
+    except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
+        raise SystemExit(f"error: {exc}") from None
+    launch(build_demo(backend), **options)
 
 
 if __name__ == "__main__":

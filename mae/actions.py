@@ -354,6 +354,8 @@ def parse_action_text(text: str) -> ActionCall:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise ActionError(f"the action is not valid JSON ({exc.msg} at position {exc.pos})") from None
+        except ValueError as exc:  # e.g. an integer too long to convert
+            raise ActionError(f"the action JSON cannot be read ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             raise ActionError('the action JSON needs a "name" string and an "arguments" object')
         arguments = data.get("arguments") or {}

@@ -228,7 +228,8 @@ class MemorySession:
     def finish(
         self, result: TaskResult, prepared: Prepared, future_tasks: Sequence[str] = ()
     ) -> ExperienceReport | None:
-        """Store what the task taught (usage always, reflections when evolving); None when read-only."""
+        """Store what the task taught (Shortcut usage and the reflections); None, with the memory left
+        unchanged, when this session does not evolve (``--no-evolve``, the individual setting)."""
         if not self.evolve:
             return None
         refused = dict(prepared.guard.refused) if prepared.guard else {}

@@ -416,11 +416,19 @@ class _Runner:
     # ------------------------------------------------------------------ the end
     def finish(self, reason: ExitReason, message: str) -> TaskResult:
         finished = reason is ExitReason.FINISHED
-        try:
-            self.writer.record("exit", self.step, exit_reason=reason.value, message=message)
-            self.writer.write_summary(self.summary("done", reason, message))
-        finally:
-            self.writer.close()
+        problems: list[OSError] = []
+        for write in (
+            lambda: self.writer.record("exit", self.step, exit_reason=reason.value, message=message),
+            lambda: self.writer.write_summary(self.summary("done", reason, message)),
+            self.writer.close,
+        ):
+            try:
+                write()
+            except OSError as exc:  # a full disk must not lose the result (or the memory update after it)
+                problems.append(exc)
+        if problems:
+            log.error("could not finish the trajectory in %s: %s", self.run_dir, problems[0])
+            self.emit("warning", message=f"the trajectory in {self.run_dir} is incomplete: {problems[0]}")
         totals = self.stats.totals(len(self.memory.actions))
         self.emit(
             "run_finished",

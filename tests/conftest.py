@@ -38,29 +38,51 @@ def _is_loopback(address: Any) -> bool:
         return False
 
 
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Refuse every connection that is not to this machine, and hide real provider keys."""
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def _guard(address: Any, family: int) -> None:
+    if family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
+        raise ConnectionRefusedError(f"tests may not reach the network ({address!r})")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_network() -> Iterator[None]:
+    """For the whole session (module fixtures included): refuse every connection or datagram that is
+    not to this machine, hide real provider keys and proxies, keep model hubs offline."""
     real_connect = socket.socket.connect
     real_connect_ex = socket.socket.connect_ex
+    real_sendto = socket.socket.sendto
 
     def guarded_connect(self: socket.socket, address: Any) -> Any:
-        if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
-            raise ConnectionRefusedError(f"tests may not reach the network ({address!r})")
+        _guard(address, self.family)
         return real_connect(self, address)
 
     def guarded_connect_ex(self: socket.socket, address: Any) -> Any:
-        if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
-            raise ConnectionRefusedError(f"tests may not reach the network ({address!r})")
+        _guard(address, self.family)
         return real_connect_ex(self, address)
 
-    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    def guarded_sendto(self: socket.socket, data: Any, *args: Any) -> Any:
+        _guard(args[-1], self.family)
+        return real_sendto(self, data, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(socket.socket, "connect", guarded_connect)
+        patch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+        patch.setattr(socket.socket, "sendto", guarded_sendto)
+        for name in (*PROVIDER_KEY_VARS, *PROXY_VARS):
+            patch.delenv(name, raising=False)
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        patch.setenv("TRANSFORMERS_OFFLINE", "1")
+        patch.setenv("MAE_ADB_AUTOSTART", "0")  # never start a real adb server on 5037
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys a test set for itself never leak into the next test."""
     for name in PROVIDER_KEY_VARS:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("MAE_ADB_AUTOSTART", "0")  # never start a real adb server on 5037
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -25,3 +25,12 @@ def test_custom_backbone_needs_url_and_model() -> None:
         build_client(Settings(backbone="custom"))
     client = build_client(Settings(backbone="custom", base_url="http://127.0.0.1:9/v1", model="m"))
     client.check_key("manager")  # no key variable named: nothing to check
+
+
+def test_the_network_guard_refuses_non_loopback_addresses() -> None:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp, pytest.raises(ConnectionRefusedError):
+        tcp.connect(("192.0.2.1", 443))  # TEST-NET-1: never routable, refused before any packet
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp, pytest.raises(ConnectionRefusedError):
+        udp.sendto(b"x", ("192.0.2.1", 53))

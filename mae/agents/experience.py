@@ -158,6 +158,8 @@ def _json_list(section: str, title: str) -> list[Any]:
             f"### {title} ### is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): "
             "write a JSON list of Shortcut objects, or [] for none"
         ) from None
+    except ValueError as exc:  # e.g. an integer too long to convert
+        raise ReplyProblem(f"### {title} ### cannot be read as JSON ({exc})") from None
     if data is None:
         return []
     try:

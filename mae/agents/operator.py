@@ -7,7 +7,6 @@ the model as a corrective turn instead of reaching the phone.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -118,6 +117,8 @@ def to_screen(call: ActionCall, shortcuts: Mapping[str, Shortcut], mapper: Coord
     arguments = dict(call.arguments)
     for name, axis in _coordinate_arguments(call, shortcuts).items():
         value = arguments[name]
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value.strip())  # a quoted number is still a coordinate in image pixels
         if isinstance(value, int | float) and not isinstance(value, bool):
             point = mapper.to_screen(int(value), 0) if axis == "x" else mapper.to_screen(0, int(value))
             arguments[name] = point[0] if axis == "x" else point[1]
@@ -243,8 +244,3 @@ def act(
 
     prompt = build_prompt(client, memory, screen, tips, shortcuts, history, prompts_dir)
     return ask(client, ROLE, prompt, [screen.encoded(client, ROLE)], parse, agent=ROLE, on_turn=on_turn)
-
-
-def action_json(call: ActionCall) -> str:
-    """The paper's action format for ``call``."""
-    return json.dumps({"name": call.name, "arguments": call.arguments})

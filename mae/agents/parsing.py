@@ -85,9 +85,13 @@ def parse_outcome(text: str) -> Outcome:
 
 
 def is_finished(subgoal: str) -> bool:
-    """Whether the Manager's subgoal says the whole task is done (``Finished``, any case/punctuation)."""
-    words = re.sub(r"[^a-z ]", " ", subgoal.lower()).split()
-    return words in (["finished"], ["task", "finished"], ["all", "finished"])
+    """Whether the Manager's subgoal says the whole task is done: ``Finished`` (any case or
+    punctuation), optionally followed by a sentence of explanation (``Finished. The note is saved.``),
+    but not a subgoal that merely starts with the word (``Finished the search, now ...``)."""
+    first = re.split(r"[.!\n]", subgoal.strip(), maxsplit=1)[0]
+    words = re.sub(r"[^a-z ]", " ", first.lower()).split()
+    done = (["finished"], ["task", "finished"], ["all", "finished"], ["the", "task", "is", "finished"])
+    return words in done
 
 
 def strip_fence(text: str) -> str:

@@ -358,9 +358,3 @@ def run_task_list_from_args(
         print(line)
     print(f"report: {path}")
     return 0 if report.finished_count == len(tasks) else 1
-
-
-def load_memory(settings: Settings) -> tuple[str, dict[str, Shortcut]]:
-    """The store's Tips and the Shortcuts the Operator may use (no retrieval, no guard)."""
-    state = MemoryStore(settings.memory_dir).load()
-    return state.tips, state.usable_shortcuts(policy_from(settings.evolution))

@@ -138,11 +138,6 @@ def _short(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def load_memory(args: argparse.Namespace, settings: Settings) -> tuple[str, dict[str, Shortcut]]:
-    """The Tips and Shortcuts a run starts from: the long-term memory's (withheld Shortcuts left out)."""
-    return memory_cmd.load_memory(settings)
-
-
 def run_one(
     instruction: str,
     runtime: Runtime,

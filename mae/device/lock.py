@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from mae.device.base import Device
-from mae.errors import DeviceBusyError
+from mae.errors import DeviceBusyError, DeviceError
 
 try:
     import fcntl
@@ -60,21 +60,34 @@ class DeviceLock:
             _held[self.key] = (self.owner, id(self))
         if self.path is None or fcntl is None:
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            other = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-            os.close(fd)
+            self._fd = self._lock_file(self.path)
+        except BaseException:
             with _registry_lock:
                 _held.pop(self.key, None)
-            raise DeviceBusyError(
-                f"device {self.device_name!r} is busy: {other} is operating it (lock file {self.path}); wait "
-                "for that run to finish or stop it, then try again"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} ({self.owner})".encode(), 0)
-        self._fd = fd
+            raise
+
+    def _lock_file(self, path: Path) -> int:
+        """Take the cross-process lock file; the descriptor is closed again on any failure."""
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise DeviceError(f"cannot create the device lock file {path}: {exc.strerror}") from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                other = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+                raise DeviceBusyError(
+                    f"device {self.device_name!r} is busy: {other} is operating it (lock file {path}); "
+                    "wait for that run to finish or stop it, then try again"
+                ) from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()} ({self.owner})".encode(), 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def release(self) -> None:
         """Give the device back (safe to call twice)."""

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import openai
 from PIL import Image
@@ -276,9 +277,18 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
+def redact_url(url: str) -> str:
+    """``url`` without credentials or query (a key can hide in ``user:key@host`` or ``?api-key=``)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 def classify(exc: Exception, profile: ModelProfile) -> ModelError:
     """Map an exception from the SDK (or from reading its response) to a typed ``ModelError``."""
-    where = f"{profile.provider} ({profile.model} at {profile.base_url})"
+    where = f"{profile.provider} ({profile.model} at {redact_url(profile.base_url)})"
     if isinstance(exc, ModelError):
         return exc
     if isinstance(exc, openai.APITimeoutError):

@@ -154,7 +154,10 @@ class MemoryStore:
             raise MemoryStoreError(f"{path} is not valid JSON ({exc})") from None
         if not isinstance(data, dict):
             raise MemoryStoreError(f"{path} is not a memory snapshot (expected a JSON object)")
-        if int(data.get("format", FORMAT)) > FORMAT:
+        file_format = data.get("format", FORMAT)
+        if not isinstance(file_format, int) or isinstance(file_format, bool):
+            raise MemoryStoreError(f"{path} is not a memory snapshot (format {file_format!r})")
+        if file_format > FORMAT:
             raise MemoryStoreError(
                 f"{path} was written by a newer mae (format {data['format']}); upgrade mae"
             )

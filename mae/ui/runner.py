@@ -8,6 +8,7 @@ background thread with the hooks of ``mae.ui.session``.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from PIL import Image
 from mae.actions import ActionCall
 from mae.config import Settings
 from mae.device.base import Device
-from mae.errors import ConfigError, DeviceBusyError
+from mae.errors import ConfigError, DeviceBusyError, DeviceError
 from mae.events import Event
 from mae.loop import PerceptorLike
 from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
@@ -68,6 +69,9 @@ def safety_policy(rule_names: list[str] | None) -> SafetyPolicy:
     return SafetyPolicy(rules=[rule.model_copy() for rule in DEFAULT_RULES if rule.name in wanted])
 
 
+ALLOW_WIFI_ENV = "MAE_ALLOW_WIFI_DEVICES"
+
+
 class Backend:
     """Server-wide state of the demo."""
 
@@ -82,7 +86,9 @@ class Backend:
         self.settings = settings
         self.pool = pool or DevicePool()
         self.approval_timeout_s = approval_timeout_s
-        self._perceptor_factory = perceptor_factory or (lambda s: build_perceptor(s.perception))
+        self._perceptor_factory = perceptor_factory or (
+            lambda s: build_perceptor(s.perception.model_copy(update={"captions": "none"}))
+        )
         self._perceptors: dict[str, PerceptorLike] = {}
         self._lock = threading.Lock()
 
@@ -97,7 +103,8 @@ class Backend:
         return policy_from(self.settings.evolution)
 
     def perceptor(self, settings: Settings) -> PerceptorLike:
-        """The Perceptor for ``settings.perception``, built once and shared by every run."""
+        """The Perceptor for ``settings.perception`` without captions, built once and shared by every
+        run (captions need the run's own model client, so a run with captions builds its own)."""
         key = settings.perception.model_dump_json()
         with self._lock:
             perceptor = self._perceptors.get(key)
@@ -106,11 +113,25 @@ class Backend:
                 self._perceptors[key] = perceptor
             return perceptor
 
+    def check_device_allowed(self, name: str) -> None:
+        """A visitor may not make the server connect to an arbitrary network address: a ``HOST:PORT``
+        device must be the configured one, already attached, or allowed by ``MAE_ALLOW_WIFI_DEVICES=1``."""
+        if ":" not in name or name == self.settings.device or os.environ.get(ALLOW_WIFI_ENV) == "1":
+            return
+        from mae.device.adb import attached_serials
+
+        if name not in attached_serials():
+            raise DeviceError(
+                f"connecting to {name!r} over Wi-Fi from the page is off: run `adb connect {name}` on the "
+                f"server, start the demo with --device {name}, or set {ALLOW_WIFI_ENV}=1"
+            )
+
     def make_job(self, form: RunForm, rule_names: list[str] | None = None) -> RunJob:
         """Check the form and turn it into a job; ``ConfigError``/``DeviceError`` say what to fix."""
         task = form.task.strip()
         if not task:
             raise ConfigError("type a task first, e.g. “Open Notes and write a shopping list”")
+        self.check_device_allowed(form.device)
         settings = settings_from_form(self.settings, form)
         self.perceptor(settings)  # built once (OCR models load here): a broken install fails now, clearly
         device = self.pool.get(form.device)
@@ -136,10 +157,12 @@ class Backend:
         from mae.evolution import MemorySession, runtime_runner
 
         settings = job.settings
-        perceptor: PerceptorLike = self.perceptor(settings)
+        # Icon captions call a model with this run's API keys: such a Perceptor is never shared.
+        shared = self.perceptor(settings) if settings.perception.captions == "none" else None
+        runtime = build_runtime(settings, job.api_keys, device=job.device, perceptor=shared)
+        perceptor = runtime.perceptor
         if job.on_perception is not None:
             perceptor = PerceptorTap(perceptor, job.on_perception)
-        runtime = build_runtime(settings, job.api_keys, device=job.device, perceptor=perceptor)
 
         memory = MemorySession(settings, runtime.client, evolve=settings.evolution.evolve)
         prepared = memory.prepare(job.task)
@@ -152,7 +175,7 @@ class Backend:
         runner = runtime_runner(
             runtime.device,
             runtime.client,
-            runtime.perceptor,
+            perceptor,
             settings,
             listener=hooks.listener,
             stop_event=hooks.stop_event,

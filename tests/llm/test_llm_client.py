@@ -155,3 +155,17 @@ def test_usage_recorded_per_call_with_callback(fake_server: FakeModelServer) -> 
     totals = client.totals()
     assert totals["calls"] == 2 and totals["images"] == 1
     assert totals["input_tokens"] == sum(r.input_tokens for r in client.records) > 0
+
+
+def test_error_messages_never_show_credentials_in_the_url() -> None:
+    from mae.llm.client import redact_url
+
+    assert (
+        redact_url("https://user:sk-secret@example.com:8443/v1?api-key=sk-secret")
+        == "https://example.com:8443/v1"
+    )
+    url = "http://user:sk-secret@127.0.0.1:9/v1?key=sk-secret"
+    client = ChatClient(ModelProfile(base_url=url, model="m", api_key_env=None, max_retries=0))
+    with pytest.raises(ModelProviderError) as info:
+        client.complete("manager", [Message("user", "x")])
+    assert "sk-secret" not in str(info.value)

@@ -9,6 +9,7 @@ from conftest import RunFn
 from loop_scripting import Script, Step, center_of, section, tap
 
 from mae.device.virtual import VirtualPhone
+from mae.llm import ChatClient, ModelProfile
 from mae.results import ExitReason
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 from mae.trajectory import read_steps
@@ -178,3 +179,24 @@ def test_loop_parallel_notetaker_keeps_notes(run: RunFn, fake_server: FakeModelS
     assert stages.index("reflector") < stages.index("notetaker")
     # the Notetaker ran on a snapshot taken before the Reflector updated the progress
     assert "No progress yet." in fake_server.requests_for("notetaker")[0].text
+
+
+def test_loop_never_writes_the_api_key(run: RunFn, fake_server: FakeModelServer) -> None:
+    sentinel = "sk-sentinel-4f9d2c"
+    fake_server.responder = Script(
+        [Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}})]
+    )
+    client = ChatClient(
+        ModelProfile(
+            provider="test", base_url=fake_server.base_url, model="fake-vlm", api_key_env="MAE_TEST_KEY"
+        ),
+        api_keys={"MAE_TEST_KEY": sentinel},
+    )
+    result, events = run("Open Notes", client=client)
+    assert result.finished
+    assert fake_server.requests[0].headers["authorization"] == f"Bearer {sentinel}"  # the key was in use
+    assert result.run_dir is not None
+    for path in result.run_dir.rglob("*"):
+        if path.is_file():
+            assert sentinel.encode() not in path.read_bytes(), path
+    assert all(sentinel not in json.dumps(e.to_json(), default=str) for e in events)

@@ -50,3 +50,31 @@ def test_closing_the_tab_stops_its_run() -> None:
     session.controller.join(10)
     assert stopped.is_set() and not session.controller.active
     app._end_session(None)  # a tab that never ran anything
+
+
+def test_a_tab_has_one_session_and_closing_it_stops_the_run_at_once() -> None:
+    import app
+
+    stopped = threading.Event()
+
+    def runner(job: Any, hooks: RunHooks) -> None:
+        if hooks.stop_event.wait(10):
+            stopped.set()
+
+    class Request:  # what Gradio passes: the tab's session hash
+        session_hash = "tab-1"
+
+    made: list[Any] = []
+
+    def make() -> Any:
+        made.append(app.UiSession(RunController(runner)))
+        return made[-1]
+
+    first = app._tab_session(Request(), make)  # type: ignore[arg-type]
+    assert app._tab_session(Request(), make) is first and len(made) == 1  # racing events share it
+    first.controller.start(None)
+    app._tab_closed(Request())  # type: ignore[arg-type]
+    first.controller.join(10)
+    assert stopped.is_set() and not first.controller.active
+    assert app._tab_session(Request(), make) is not first  # a reloaded tab starts afresh
+    app._tab_closed(Request())  # type: ignore[arg-type]

@@ -240,3 +240,16 @@ def test_self_evolution_reports_an_experience_stage(tmp_path: Path) -> None:
     assert "memory version 1" in view.experience.result["summary"]
     assert "Self-evolution" in timeline_html(view)
     assert "Open apps with Open_App" in backend.memory_store().load().tips
+
+
+def test_a_visitor_cannot_make_the_server_connect_to_any_address(
+    tmp_path: Path, fake_server: FakeModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mae.errors import DeviceError
+
+    backend = make_backend(settings_for(tmp_path, fake_server.base_url), VirtualPhone())
+    with pytest.raises(DeviceError, match="over Wi-Fi from the page is off"):
+        backend.make_job(form(fake_server, device="10.1.2.3:5555"))
+    monkeypatch.setenv("MAE_ALLOW_WIFI_DEVICES", "1")
+    backend.check_device_allowed("10.1.2.3:5555")  # allowed by the server's owner
+    backend.check_device_allowed("virtual")
