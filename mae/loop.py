@@ -265,6 +265,7 @@ class _Runner:
         )
         if done.stopped:
             record.outcome, record.error = "B", "stopped by the user in the middle of a Shortcut"
+            record.stopped = True
             memory.record(record)
             self.close_step(mark, perception_s, execution_s)
             raise _Exit(ExitReason.STOPPED, "stopped by the user")

@@ -14,8 +14,9 @@ from mae.memory.working import ActionRecord
 
 
 def shortcut_calls(actions: Sequence[ActionRecord]) -> list[ActionRecord]:
-    """The executed actions that called a Shortcut."""
-    return [a for a in actions if a.shortcut and a.executed]
+    """The executed actions that called a Shortcut (a call the user stopped half-way says nothing about
+    the Shortcut, so it is left out)."""
+    return [a for a in actions if a.shortcut and a.executed and not a.stopped]
 
 
 def call_succeeded(action: ActionRecord) -> bool:

@@ -33,6 +33,7 @@ class ActionRecord(BaseModel):
     completed_steps: int = Field(default=0, description="atomic operations that ran to completion")
     outcome: Outcome = "C"
     error: str | None = Field(default=None, description="why it failed (reflector or validation feedback)")
+    stopped: bool = Field(default=False, description="the user stopped the run in the middle of it")
 
     @property
     def failed(self) -> bool:

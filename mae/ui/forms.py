@@ -122,8 +122,23 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
 
 
 def session_keys(values: Mapping[str, str | None]) -> dict[str, str]:
-    """Non-empty keys typed in the form, by environment-variable name (stripped of spaces)."""
-    return {name: value.strip() for name, value in values.items() if value and value.strip()}
+    """Non-empty keys typed in the form, by environment-variable name (stripped of spaces).
+
+    ``ConfigError`` (naming the field, never the key) for a key with inner spaces or non-ASCII
+    characters, which no provider issues and which would fail later with a misleading message.
+    """
+    keys: dict[str, str] = {}
+    for name, value in values.items():
+        key = (value or "").strip()
+        if not key:
+            continue
+        if any(ch.isspace() for ch in key) or not key.isascii():
+            raise ConfigError(
+                f"the key entered for {name} contains spaces, line breaks or non-ASCII characters: paste "
+                "it again"
+            )
+        keys[name] = key
+    return keys
 
 
 def missing_keys(settings: Settings, keys: Mapping[str, str], environ: Mapping[str, str]) -> list[str]:

@@ -218,3 +218,12 @@ def test_memory_reinstate_and_delete(tmp_path: Path) -> None:
     assert "Search_In_App" not in store.load().shortcuts
     with pytest.raises(MemoryStoreError, match="no Shortcut named"):
         store.delete_shortcut("Search_In_App")
+
+
+def test_a_shortcut_call_the_user_stopped_is_not_counted() -> None:
+    from mae.memory.usage import shortcut_calls
+    from mae.memory.working import ActionRecord
+
+    done = ActionRecord(step=1, name="S", text="S()", shortcut="S", outcome="A")
+    stopped = ActionRecord(step=2, name="S", text="S()", shortcut="S", outcome="B", stopped=True)
+    assert shortcut_calls([done, stopped]) == [done]

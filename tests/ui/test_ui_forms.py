@@ -127,3 +127,14 @@ def test_app_help_lists_the_options() -> None:
         "--share",
     ):
         assert flag in done.stdout
+
+
+def test_a_mangled_key_is_refused_naming_the_field_not_the_key() -> None:
+    import pytest
+
+    from mae.errors import ConfigError
+
+    for bad in ("sk-abc\ndef", "sk-abc def", "sk-ключ"):
+        with pytest.raises(ConfigError, match="OPENAI_API_KEY") as info:
+            session_keys({"OPENAI_API_KEY": bad})
+        assert bad not in str(info.value)

@@ -293,9 +293,13 @@ class VirtualPhone(keyboard.KeyHandler):
 
     def screenshot(self) -> Image.Image:
         """The current screen as a fresh RGB image."""
-        if self._image is None:
-            self._image = self._frame.paint()
-        return self._image.copy()
+        image = self._image
+        if image is None:
+            frame = self._frame
+            image = frame.paint()
+            if self._frame is frame:  # an action during the paint made this frame stale: don't cache it
+                self._image = image
+        return image.copy()
 
     def ground_truth(self) -> list[Element]:
         """Every text and icon drawn on the current screen, with its box."""
