@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="icon captions: off, the captioner role's model, a model name on its endpoint, or in-process "
         "Qwen2.5-VL from a directory or hub id (default none)",
     )
+    parser.add_argument(
+        "--no-merge", action="store_true", help="one element per OCR line (do not merge wrapped lines)"
+    )
     parser.add_argument("--profile", type=Path, help="settings profile (TOML) for the caption model")
     parser.set_defaults(func=cmd_perceive)
 
@@ -46,6 +49,7 @@ def cmd_perceive(args: argparse.Namespace) -> int:
     )
     client = ChatClient(settings.profile_for) if settings.perception.captions != "none" else None
     perceptor = Perceptor.from_settings(settings.perception, client)
+    perceptor.merge = not args.no_merge
     for path in args.images:
         try:
             with Image.open(path) as opened:

@@ -11,18 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
-import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
 from PIL import Image, ImageDraw, ImageFont
 
 from mae.llm.client import ChatClient, Message
 from mae.llm.errors import ModelError
+from mae.perception.caption_cache import CaptionCache
 from mae.perception.elements import Element
 
 TILE = 112
@@ -49,46 +46,6 @@ def crop_key(crop: Image.Image) -> str:
     digest = hashlib.sha1(f"{crop.size}".encode())
     digest.update(crop.convert("RGB").tobytes())
     return digest.hexdigest()
-
-
-class CaptionCache:
-    """A persistent crop-hash -> caption map in one JSON file, written atomically, thread-safe."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._data: dict[str, str] = {}
-        if path is not None and path.exists():
-            try:
-                loaded = json.loads(path.read_text(encoding="utf-8"))
-                self._data = {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
-            except (OSError, ValueError):
-                self._data = {}  # an unreadable cache only costs recomputation
-
-    def get(self, key: str) -> str | None:
-        with self._lock:
-            return self._data.get(key)
-
-    def update(self, entries: dict[str, str]) -> None:
-        if not entries:
-            return
-        with self._lock:
-            self._data.update(entries)
-            snapshot = dict(self._data)
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".captions-", suffix=".json")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(snapshot, out)
-            os.replace(temp, self.path)
-        except OSError:
-            Path(temp).unlink(missing_ok=True)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._data)
 
 
 def caption_sheet(crops: Sequence[Image.Image]) -> Image.Image:
@@ -170,3 +127,15 @@ class ApiCaptioner:
             return job.captions, [
                 f"icon captions unavailable: the caption model's reply was unusable ({exc})"
             ]
+
+
+__all__ = [
+    "CAPTION_PROMPT",
+    "ApiCaptioner",
+    "CaptionCache",
+    "CaptionJob",
+    "Captioner",
+    "caption_sheet",
+    "crop_key",
+    "parse_captions",
+]

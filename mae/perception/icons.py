@@ -38,7 +38,7 @@ class ContourSettings(BaseModel):
     max_area_fraction: float = Field(0.05, gt=0, le=1, description="drop boxes over this share of the screen")
     max_aspect: float = Field(3.0, ge=1, description="longer side / shorter side at most this")
     gap: int = Field(10, ge=1, description="strokes closer than this are one icon")
-    edge_threshold: int = Field(24, ge=1, le=255, description="minimal local contrast of an edge")
+    edge_threshold: int = Field(12, ge=1, le=255, description="minimal local contrast of an edge")
     max_icons: int = Field(120, ge=1)
 
 

@@ -8,8 +8,10 @@ optional backend that downloads its models on first use.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 import cv2
@@ -18,6 +20,8 @@ import numpy as np
 from mae.errors import ConfigError
 from mae.perception.elements import Element
 from mae.perception.geometry import box_area, quad_to_box, reading_order
+from mae.perception.line_split import split_line
+from mae.perception.line_text import LineCache, Reading, reading_from_rapidocr
 
 
 class OcrBackend(Protocol):
@@ -34,9 +38,9 @@ _ENGINES: dict[tuple[Any, ...], Any] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
-def _rapidocr_engine(threads: int | None, rec_batch: int) -> Any:
+def _rapidocr_engine(threads: int | None, rec_batch: int, rec_min_width: int = 160) -> Any:
     """One RapidOCR engine per option set, loaded once per process (loading takes ~0.5 s)."""
-    key = ("rapidocr", threads, rec_batch)
+    key = ("rapidocr", threads, rec_batch, rec_min_width)
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
         if engine is None:
@@ -50,7 +54,12 @@ def _rapidocr_engine(threads: int | None, rec_batch: int) -> Any:
                 # No upscaling inside the detector: we choose the detection size ourselves.
                 "det_limit_side_len": 32,
                 "det_limit_type": "min",
+                # Dilating the detector's text mask joins neighbouring fields into one line.
+                "det_donot_use_dilation": True,
                 "rec_batch_num": rec_batch,
+                # The recogniser pads every batch to at least this width; PaddleOCR's 320 wastes most
+                # of the work on the short labels phone screens are full of.
+                "rec_img_shape": [3, 48, rec_min_width],
                 "use_cls": False,
             }
             if threads:
@@ -70,8 +79,15 @@ class RapidOcrBackend:
     """PP-OCR through ``rapidocr_onnxruntime``, tuned for phone screenshots.
 
     ``det_max_side``: longest side (pixels) of the copy text detection runs on; 1600 keeps 20 px text
-    detectable on a 2340 px tall screen at half the cost, and keeps neighbouring fields (a price and a
-    struck-out price) apart. ``min_score`` drops unsure lines.
+    detectable on a 2340 px tall screen at half the cost. ``min_score`` drops unsure lines.
+    ``split_gap``: a detected line is cut where a blank gap is at least this many ink heights wide
+    (separate fields, such as a price and the old price beside it; ``mae.perception.line_split``); 0
+    turns it off. Each box is then trimmed to its characters (``mae.perception.line_text``).
+    ``rec_workers`` threads recognise the lines, each running single-threaded ONNX sessions (on a small
+    CPU this beats one session using every core, and it does not spin-wait when other processes need
+    the CPU). ``rec_cache`` remembers the reading of that many recently seen line crops (by pixel
+    content): consecutive screens of a task share most of their lines; 0 turns it off. Lines are
+    recognised ``rec_batch`` at a time, padded to at least ``rec_min_width`` pixels (height 48).
     """
 
     name = "rapidocr"
@@ -82,14 +98,29 @@ class RapidOcrBackend:
         det_max_side: int = 1600,
         min_score: float = 0.5,
         threads: int | None = None,
-        rec_batch: int = 6,
+        rec_batch: int = 4,
+        rec_min_width: int = 160,
+        rec_workers: int | None = None,
+        rec_cache: int = 4096,
+        split_gap: float = 0.8,
     ) -> None:
         if det_max_side < 64:
             raise ConfigError("det_max_side must be at least 64 pixels")
         self.det_max_side = det_max_side
         self.min_score = min_score
-        self._engine = _rapidocr_engine(threads, rec_batch)
+        self.split_gap = split_gap
+        self.rec_workers = max(1, rec_workers if rec_workers is not None else min(2, os.cpu_count() or 1))
+        self._engine = _rapidocr_engine(threads, rec_batch, rec_min_width)
+        self._rec_engine = (
+            self._engine if self.rec_workers == 1 else _rapidocr_engine(1, rec_batch, rec_min_width)
+        )
+        self._pool = (
+            ThreadPoolExecutor(self.rec_workers - 1, thread_name_prefix="ocr-rec")
+            if self.rec_workers > 1
+            else None
+        )
         self._lock = threading.Lock()
+        self._cache = LineCache(rec_cache)
 
     def read(self, image: np.ndarray) -> list[Element]:
         """Text lines of an RGB screenshot, in reading order."""
@@ -106,16 +137,54 @@ class RapidOcrBackend:
             quads = self._engine.sorted_boxes(quads)
         boxes = [quad_to_box(np.asarray(q, dtype=np.float32) / scale, width, height) for q in quads]
         boxes = [b for b in boxes if box_area(b) > 0]
+        if self.split_gap:
+            gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+            boxes = [
+                part
+                for left, top, right, bottom in boxes
+                for part in split_line(
+                    gray[top:bottom, left:right], (left, top, right, bottom), self.split_gap
+                )
+            ]
         crops = [bgr[top:bottom, left:right] for left, top, right, bottom in boxes]
         if not crops:
             return []
-        results, _ = self._engine.text_rec(crops)
         elements = []
-        for box, result in zip(boxes, results, strict=True):
-            text, score = str(result[0]).strip(), float(result[1])
-            if text and score >= self.min_score:
-                elements.append(Element(kind="text", text=text, box=box, source=self.name, score=score))
+        for (left, top, right, bottom), reading in zip(boxes, self.recognize(crops), strict=True):
+            if not reading.text or reading.score < self.min_score:
+                continue
+            span = right - left  # trim the box to the characters (drops an icon or bullet before them)
+            box = (left + round(reading.start * span), top, left + round(reading.end * span), bottom)
+            elements.append(
+                Element(kind="text", text=reading.text, box=box, source=self.name, score=reading.score)
+            )
         return reading_order(elements)
+
+    def recognize(self, crops: Sequence[np.ndarray]) -> list[Reading]:
+        """The reading of each BGR line crop: cached lines first, the rest split over the workers."""
+        keys = [self._cache.key(crop) for crop in crops]
+        results: list[Reading | None] = [self._cache.get(key) for key in keys]
+        todo = [i for i, found in enumerate(results) if found is None]
+        if todo:
+            # Balanced shares: sort by aspect ratio (the recogniser pads a batch to its widest line) and
+            # deal the lines out in turn.
+            todo.sort(key=lambda i: crops[i].shape[1] / max(1, crops[i].shape[0]))
+            shares = [todo[w :: self.rec_workers] for w in range(self.rec_workers)]
+            shares = [share for share in shares if share]
+            pool = self._pool
+            futures = (
+                [pool.submit(self._recognize_share, crops, share) for share in shares[1:]] if pool else []
+            )
+            done = [self._recognize_share(crops, shares[0]), *(f.result() for f in futures)]
+            for share, found in zip(shares, done, strict=True):
+                for index, reading in zip(share, found, strict=True):
+                    results[index] = reading
+                    self._cache.put(keys[index], reading)
+        return [r if r is not None else Reading("", 0.0) for r in results]
+
+    def _recognize_share(self, crops: Sequence[np.ndarray], share: Sequence[int]) -> list[Reading]:
+        recognised, _ = self._rec_engine.text_rec([crops[i] for i in share], return_word_box=True)
+        return [reading_from_rapidocr(r) for r in recognised]
 
 
 class PaddleOcrBackend:

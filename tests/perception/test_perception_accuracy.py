@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 
 import pytest
+from PIL import Image
 
 from mae.config import PerceptionSettings
 from mae.device.virtual import VirtualPhone
@@ -37,7 +38,7 @@ def _squash(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def screens() -> dict[str, tuple[object, list[Element]]]:
+def screens() -> dict[str, tuple[Image.Image, list[Element]]]:
     shots = {}
     for name, prepare in SCREENS.items():
         phone = VirtualPhone()

@@ -1,0 +1,176 @@
+"""OCR backends: RapidOCR on rendered text, its line cache and workers; PaddleOCR's result formats."""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from mae.errors import ConfigError
+from mae.perception.line_text import LineCache, Reading
+from mae.perception.ocr import PaddleOcrBackend, RapidOcrBackend, make_ocr
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+LINES = {"Settings": (80, 200), "Battery saver": (80, 420), "Display and brightness": (80, 640)}
+
+
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    try:
+        return ImageFont.truetype(FONT, size)
+    except OSError:
+        return ImageFont.load_default(size)
+
+
+@pytest.fixture(scope="module")
+def screen() -> np.ndarray:
+    image = Image.new("RGB", (1080, 1200), "white")
+    draw = ImageDraw.Draw(image)
+    for text, xy in LINES.items():
+        draw.text(xy, text, fill=(20, 20, 20), font=_font(48))
+    return np.asarray(image)
+
+
+def test_rapidocr_reads_lines_with_screen_coordinates(screen: np.ndarray) -> None:
+    found = RapidOcrBackend().read(screen)
+    assert [e.text.replace(" ", "") for e in found] == [t.replace(" ", "") for t in LINES]
+    for element, (x, y) in zip(found, LINES.values(), strict=True):
+        assert element.kind == "text" and element.source == "rapidocr" and 0.5 <= element.score <= 1
+        left, top, right, bottom = element.box
+        assert abs(left - x) <= 12 and top <= y + 30 <= bottom  # boxes are in full-resolution pixels
+        assert right <= 1080 and bottom <= 1200
+
+
+def _cart(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float) -> None:
+    """A line-art shopping cart, as buttons draw it before their label."""
+    points = [(-0.9, -0.7), (-0.6, -0.7), (-0.35, 0.35), (0.6, 0.35), (0.8, -0.4), (-0.5, -0.4)]
+    draw.line([(cx + r * x, cy + r * y) for x, y in points], fill=(11, 87, 208), width=round(r * 0.13))
+    for px in (cx - r * 0.25, cx + r * 0.5):
+        draw.ellipse((px - r * 0.15, cy + r * 0.55, px + r * 0.15, cy + r * 0.85), fill=(11, 87, 208))
+
+
+def test_an_icon_before_the_text_does_not_shift_its_box() -> None:
+    image = Image.new("RGB", (800, 200), (211, 227, 253))
+    draw = ImageDraw.Draw(image)
+    _cart(draw, 118, 96, 24)  # the detector takes the cart into the line's box
+    draw.text((150, 74), "Add to cart", fill=(11, 40, 100), font=_font(40))
+    found = RapidOcrBackend(rec_cache=0).read(np.asarray(image))
+    assert [e.text for e in found] == ["Add to cart"]
+    assert abs(found[0].box[0] - 150) <= 12  # trimmed to the characters
+
+
+def test_fields_side_by_side_become_separate_elements() -> None:
+    image = Image.new("RGB", (1080, 200), "white")
+    draw = ImageDraw.Draw(image)
+    draw.text((40, 70), "$229.00", fill="black", font=_font(44))
+    draw.text((255, 76), "Was $329.00", fill=(90, 90, 90), font=_font(36))  # the detector joins them
+    found = RapidOcrBackend(rec_cache=0).read(np.asarray(image))
+    assert [e.text.replace(" ", "") for e in found] == ["$229.00", "Was$329.00"]
+    assert found[0].box[2] < found[1].box[0]
+
+
+def test_line_cache_skips_recognition_of_lines_seen_before(screen: np.ndarray) -> None:
+    backend = RapidOcrBackend(rec_cache=100)
+    calls: list[int] = []
+    original = backend._recognize_share
+
+    def counting(crops: Any, share: Any) -> Any:
+        calls.append(len(share))
+        return original(crops, share)
+
+    backend._recognize_share = counting  # type: ignore[method-assign]
+    first = backend.read(screen)
+    assert sum(calls) == len(first) == 3
+    again = backend.read(screen)
+    assert sum(calls) == 3  # every line came from the cache
+    assert again == first
+
+
+def test_one_and_two_recognition_workers_agree(screen: np.ndarray) -> None:
+    one = RapidOcrBackend(rec_workers=1, rec_cache=0).read(screen)
+    two = RapidOcrBackend(rec_workers=2, rec_cache=0).read(screen)
+    assert [e.text for e in one] == [e.text for e in two]
+    # Batches are padded to their widest line, so a line's batch mates can move its trimmed edge a little
+    for a, b in zip(one, two, strict=True):
+        assert max(abs(p - q) for p, q in zip(a.box, b.box, strict=True)) <= 6
+
+
+def test_blank_screen_has_no_text() -> None:
+    assert RapidOcrBackend().read(np.full((800, 400, 3), 255, np.uint8)) == []
+
+
+def test_line_cache_is_bounded_lru() -> None:
+    cache = LineCache(2)
+    crops = [np.full((10, 20, 3), value, np.uint8) for value in (1, 2, 3)]
+    keys = [cache.key(c) for c in crops]
+    assert len(set(keys)) == 3
+    cache.put(keys[0], Reading("a", 0.9))
+    cache.put(keys[1], Reading("b", 0.9))
+    assert cache.get(keys[0]) == Reading("a", 0.9)  # touch: keys[1] is now the oldest
+    cache.put(keys[2], Reading("c", 0.9))
+    assert cache.get(keys[1]) is None and len(cache) == 2
+    off = LineCache(0)
+    off.put(off.key(crops[0]), Reading("a", 1.0))
+    assert off.get(off.key(crops[0])) is None
+
+
+def test_unknown_backend_and_bad_options() -> None:
+    with pytest.raises(ConfigError, match="rapidocr or paddleocr"):
+        make_ocr("tesseract")
+    with pytest.raises(ConfigError, match="det_max_side"):
+        RapidOcrBackend(det_max_side=10)
+
+
+def test_missing_paddleocr_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "paddleocr", None)  # import fails
+    with pytest.raises(ConfigError, match="pip install paddlepaddle paddleocr"):
+        make_ocr("paddleocr")
+
+
+QUAD = [[10, 20], [210, 20], [210, 60], [10, 60]]
+
+
+class _PaddleV2:
+    """PaddleOCR 2.x: ``ocr(img, cls=...)`` -> one list of ``[quad, (text, score)]`` per page."""
+
+    options: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **options: Any) -> None:
+        type(self).options = options
+
+    def ocr(self, image: np.ndarray, cls: bool = True) -> list[Any]:
+        assert image.shape == (100, 300, 3) and cls is False
+        return [[[QUAD, ("Wi-Fi", 0.98)], [[[0, 70], [40, 70], [40, 90], [0, 90]], ("x", 0.2)]]]
+
+
+class _Result(dict):  # PaddleOCR 3.x results are dict-like
+    pass
+
+
+class _PaddleV3:
+    """PaddleOCR 3.x: ``predict(img)`` -> dict-like results (``rec_texts``, ``rec_scores``, ``rec_polys``)."""
+
+    options: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **options: Any) -> None:
+        type(self).options = options
+
+    def predict(self, image: np.ndarray) -> list[Any]:
+        polys = [np.array(QUAD), np.array(QUAD)]
+        return [_Result(rec_texts=["Wi-Fi", ""], rec_scores=[0.97, 0.99], rec_polys=polys)]
+
+
+@pytest.mark.parametrize("engine", [_PaddleV2, _PaddleV3])
+def test_paddleocr_results_become_elements(
+    monkeypatch: pytest.MonkeyPatch, engine: type[_PaddleV2] | type[_PaddleV3]
+) -> None:
+    monkeypatch.setitem(sys.modules, "paddleocr", types.SimpleNamespace(PaddleOCR=engine))
+    backend = make_ocr("paddleocr")
+    assert isinstance(backend, PaddleOcrBackend)
+    found = backend.read(np.zeros((100, 300, 3), np.uint8))
+    assert [(e.text, e.box, e.source) for e in found] == [("Wi-Fi", (10, 20, 210, 60), "paddleocr")]
+    assert engine.options["lang"] == "en"
+    assert engine.options.get("use_angle_cls", engine.options.get("use_textline_orientation")) is False
