@@ -31,7 +31,7 @@ from PIL import Image
 
 from mae.actions import parse_action_text, resolve_call
 from mae.device.virtual import VirtualPhone
-from mae.device.virtual.tasks import load_task_suite
+from mae.eval.virtual_suite import load_task_suite
 from mae.perception import Element, Perceptor
 from mae.perception.geometry import box_area, intersection
 from mae.perception.icons import make_icon_detector

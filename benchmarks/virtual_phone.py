@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mae.actions import parse_action_text, resolve_call
 from mae.device.virtual import VirtualPhone
-from mae.device.virtual.tasks import load_task_suite
+from mae.eval.virtual_suite import load_task_suite
 
 TARGET_MS = 20.0
 

@@ -10,7 +10,7 @@ from PIL import Image
 
 from mae.config import PerceptionSettings
 from mae.device.virtual import VirtualPhone
-from mae.device.virtual.tasks import load_task_suite
+from mae.eval.virtual_suite import load_task_suite
 from mae.perception import Element, Perceptor
 from mae.perception.geometry import intersection
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from mae.device.virtual import VirtualPhone
-from mae.device.virtual.tasks import load_task_suite
+from mae.eval.virtual_suite import load_task_suite
 
 pytestmark = pytest.mark.slow
 

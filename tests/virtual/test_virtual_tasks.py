@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from mae.device.virtual import VirtualPhone
-from mae.device.virtual.content import DATA_DIR
-from mae.device.virtual.tasks import Check, GradeResult, VirtualTask, load_task_suite
 from mae.errors import ConfigError
+from mae.eval.virtual_suite import TASKS_FILE, Check, GradeResult, VirtualTask, load_task_suite
 
 SUITE = load_task_suite()
 BY_ID = {task.id: task for task in SUITE}
@@ -33,7 +32,7 @@ def test_suite_covers_the_five_scenarios_mostly_multi_app() -> None:
 
 
 def test_tasks_json_is_in_mobile_eval_e_format() -> None:
-    raw = json.loads((DATA_DIR / "tasks.json").read_text())
+    raw = json.loads(TASKS_FILE.read_text())
     assert raw["length"] == len(raw["tasks"])
     for task in raw["tasks"]:
         assert {"task_id", "instruction", "type", "apps", "scenario", "rubrics"} <= set(task)

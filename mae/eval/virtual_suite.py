@@ -2,8 +2,8 @@
 
 Each task has rubric items (as in the paper) and, for each, a check run by code against the phone's
 final state, its event log and what was on screen. The score is the paper's Satisfaction Score:
-fulfilled rubric items / all rubric items. Tasks live in ``data/tasks.json``; a user data directory may
-add or replace tasks (matched by ``task_id``).
+fulfilled rubric items / all rubric items. Tasks live in ``mae/eval/data/virtual_tasks.json``; a user
+data directory may add or replace tasks (matched by ``task_id``) with its own ``tasks.json``.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from mae.actions import parse_action_text, resolve_call, run_steps
-from mae.device.virtual.content import load_raw, tokens
+from mae.device.virtual.content import merge, read_json, tokens
 from mae.device.virtual.phone import VirtualPhone
 from mae.device.virtual.state import PhoneState
 from mae.errors import ConfigError
 
-TASKS_FILE = "tasks"
+TASKS_FILE = Path(__file__).parent / "data" / "virtual_tasks.json"
+USER_TASKS_FILE = "tasks.json"
 SEARCH_EVENTS = ("search", "scholar_search")
 
 
@@ -198,8 +199,10 @@ class TaskFile(BaseModel):
 
 
 def load_task_suite(data_dir: str | Path | None = None) -> list[VirtualTask]:
-    """The tasks of ``data/tasks.json`` (merged with ``data_dir/tasks.json`` when given)."""
-    raw = load_raw(TASKS_FILE, Path(data_dir) if data_dir else None)
+    """The built-in tasks (merged with ``data_dir/tasks.json`` when given)."""
+    raw = read_json(TASKS_FILE)
+    if data_dir is not None and (Path(data_dir) / USER_TASKS_FILE).is_file():
+        raw = merge(raw, read_json(Path(data_dir) / USER_TASKS_FILE))
     try:
         return TaskFile.model_validate(raw).tasks
     except ValidationError as exc:
