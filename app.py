@@ -11,16 +11,14 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
-from PIL import Image
 
 from mae.config import load_settings
+from mae.device import VIRTUAL
 from mae.errors import MaeError
 from mae.llm.providers import AGENT_ROLES, PRESETS
-from mae.perception.elements import Perception
 from mae.safety import DEFAULT_RULES
 from mae.ui import history, memory_tab
 from mae.ui.devices import (
@@ -31,8 +29,10 @@ from mae.ui.devices import (
     display_image,
     display_size,
     manual_action,
+    reset_phone,
     to_screen,
 )
+from mae.ui.export import export_html
 from mae.ui.forms import (
     CUSTOM,
     CUSTOM_KEY_ENV,
@@ -45,6 +45,8 @@ from mae.ui.forms import (
     session_keys,
 )
 from mae.ui.launch import approval_timeout, parse_args, server_options, settings_overrides
+from mae.ui.live import LiveRun
+from mae.ui.phone_view import TabState
 from mae.ui.runner import Backend
 from mae.ui.session import RunController, error_message
 from mae.ui.style import CSS
@@ -52,7 +54,7 @@ from mae.ui.views import (
     RunView,
     approval_markdown,
     memory_markdown,
-    phone_image,
+    phone_picture,
     progress_html,
     status_markdown,
     timeline_html,
@@ -65,90 +67,71 @@ EXAMPLES = [
     "Look up how many times the paper 'Attention Is All You Need' has been cited on Google Scholar, and "
     "write the number in a new note in Notes.",
 ]
-MANUAL_HINT = "Click the screen to tap there, or use the buttons (when no run is active)."
-KEY_NOTE = (
-    "API keys stay in this browser session's memory only; they are never written to disk or logs. "
-    "Empty fields fall back to the server's environment variables."
+MANUAL_HINT = (
+    "Click the screen to tap there, or use the buttons (when no run is active or a run waits for approval)."
 )
+KEY_NOTE = (
+    "API keys stay in this browser session's memory only; they are never written to disk, logs or the "
+    "browser's storage. Empty fields fall back to the server's environment variables."
+)
+FRESH_LABELS = {
+    True: "Start from the home screen with apps closed",
+    False: "Go Home first",
+}
+LIVE_FPS = 1.0
+"""How often the phone view looks for a new picture while no action is being shown."""
+BUSY_NOTE = "**A run is already going on this phone:** it is shown here; press Stop to end it."
+MANUAL_BUSY = (
+    "A run is operating this phone: manual control works once it has ended, while it waits for an "
+    "approval, or after Stop."
+)
+SETTINGS_KEY = "mae-demo-settings"
+"""Browser storage key of the remembered (non-secret) settings."""
 
 
-@dataclass
-class UiSession:
-    """One browser tab: its run controller, what its run looks like, the latest Perceptor boxes."""
-
-    controller: RunController
-    view: RunView = field(default_factory=RunView)
-    elements: list[tuple[str, tuple[int, int, int, int]]] = field(default_factory=list)
-    show_boxes: bool = False
-    start_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def on_perception(self, perception: Perception) -> None:
-        self.elements = [(e.kind, e.box) for e in perception.elements]
-
-
-def _end_session(session: UiSession | None) -> None:
-    """A closed tab must not keep operating a phone: stop its run (a pending approval is rejected)."""
-    if isinstance(session, UiSession):
-        session.controller.stop()
-
-
-_TAB_SESSIONS: dict[str, UiSession] = {}
-_TAB_SESSIONS_LOCK = threading.Lock()
-
-
-def _tab_session(request: gr.Request | None, make: Callable[[], UiSession]) -> UiSession:
-    """The one ``UiSession`` of a browser tab (two events racing on a tab's first run share it)."""
-    key = getattr(request, "session_hash", None)
-    with _TAB_SESSIONS_LOCK:
-        session = _TAB_SESSIONS.get(key) if key else None
-        if session is None:
-            session = make()
-            if key:
-                _TAB_SESSIONS[key] = session
-        return session
-
-
-def _tab_closed(request: gr.Request) -> None:
-    """Runs as soon as a tab is closed or reloaded (``gr.State``'s own clean-up waits an hour)."""
-    with _TAB_SESSIONS_LOCK:
-        session = _TAB_SESSIONS.pop(getattr(request, "session_hash", None) or "", None)
-    _end_session(session)
-
-
-def _shown(image: Image.Image | None) -> Image.Image | None:
-    return None if image is None else display_image(image)
+def _fresh_label(device_name: str | None) -> str:
+    return FRESH_LABELS[(device_name or VIRTUAL) == VIRTUAL]
 
 
 def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = None) -> gr.Blocks:
     """The Blocks app around ``backend`` (``lister`` lists attached ADB serials; tests pass their own)."""
     settings = backend.settings
+    registry = backend.runs
+    start_lock = threading.Lock()  # the busy check and the start are one step: no second run slips in
     with gr.Blocks(title="Mobile-Agent-E") as demo:
-        state = gr.State(None, delete_callback=_end_session)
+        state = gr.State(None)
+        saved = gr.BrowserState({}, storage_key=SETTINGS_KEY)
+        live_timer = gr.Timer(LIVE_FPS)
         gr.Markdown(
-            "## Mobile-Agent-E — a self-evolving phone assistant\nType a task, pick a phone and a model, "
-            "press **Run**, and watch the Manager, Operator, Action Reflector and Notetaker at work. "
-            "No phone? The built-in virtual phone works offline."
+            "**Mobile-Agent-E** — a self-evolving phone assistant: type a task, pick a phone and a model, "
+            "press **Run**. No phone? The built-in virtual phone works offline.",
+            elem_id="mae-header",
         )
         with gr.Tabs():
             with gr.Tab("Run", id="run"), gr.Row(equal_height=False):
                 with gr.Column(scale=4, min_width=300):
                     task = gr.Textbox(
-                        label="Task", lines=3, elem_id="mae-task", placeholder="What should the phone do?"
+                        label="Task", lines=2, elem_id="mae-task", placeholder="What should the phone do?"
                     )
                     with gr.Row():
                         run_btn = gr.Button("▶ Run", variant="primary", elem_id="mae-run")
                         stop_btn = gr.Button("■ Stop", variant="stop", interactive=False, elem_id="mae-stop")
-                    gr.Examples(EXAMPLES, inputs=task, label="Examples (virtual phone)")
-                    device = gr.Dropdown(
-                        device_choices([]),
-                        value=default_device([], settings.device),
-                        label="Phone",
-                        elem_id="mae-device",
-                        allow_custom_value=True,
-                        info="Attached ADB phones and the built-in virtual phone",
-                    )
-                    refresh_devices = gr.Button(
-                        "⟳ Refresh phone list", size="sm", elem_id="mae-refresh-devices"
+                    with gr.Row(equal_height=True):
+                        device = gr.Dropdown(
+                            device_choices([]),
+                            value=default_device([], settings.device),
+                            label="Phone",
+                            elem_id="mae-device",
+                            allow_custom_value=True,
+                            scale=4,
+                        )
+                        refresh_devices = gr.Button(
+                            "⟳", size="sm", elem_id="mae-refresh-devices", scale=0, min_width=40
+                        )
+                    fresh = gr.Checkbox(
+                        value=True,
+                        label=_fresh_label(settings.device),
+                        elem_id="mae-fresh-start",
                     )
                     backbone = gr.Dropdown(
                         backbone_choices(), value=settings.backbone, label="Backbone", elem_id="mae-backbone"
@@ -170,6 +153,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         evolve = gr.Checkbox(
                             value=settings.evolution.evolve, label="Self-evolution", elem_id="mae-evolve"
                         )
+                    with gr.Accordion("Examples (virtual phone)", open=False):
+                        gr.Examples(EXAMPLES, inputs=task, label=None)
                     with gr.Accordion(
                         "Per-agent models, API keys and safety", open=False, elem_id="mae-advanced"
                     ):
@@ -197,19 +182,19 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         show_label=False,
                         type="pil",
                         interactive=False,
-                        height=660,
+                        height="calc(100vh - 250px)",
                         elem_id="mae-phone",
                         buttons=["fullscreen"],
                     )
-                    overlay = gr.Checkbox(
-                        value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay"
-                    )
-                    with gr.Row():
+                    with gr.Row(elem_id="mae-phone-controls"):
                         manual_buttons = {
                             op: gr.Button(op.replace("_", " "), size="sm", elem_id=f"mae-manual-{op.lower()}")
                             for op in MANUAL_OPS
                         }
-                        refresh_screen = gr.Button("⟳ Screen", size="sm", elem_id="mae-refresh-screen")
+                        reset_btn = gr.Button("↺ Reset phone", size="sm", elem_id="mae-reset-phone")
+                    overlay = gr.Checkbox(
+                        value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay"
+                    )
                     manual_status = gr.Markdown(MANUAL_HINT, elem_id="mae-manual-status")
                 with gr.Column(scale=5, min_width=340):
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
@@ -236,7 +221,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             wrap=True,
                             label="Shortcuts and their usage",
                             elem_id="mae-shortcut-table",
-                            column_widths=["22%", "16%", "9%", "7%", "9%", "9%", "8%", "20%"],
+                            column_widths=["22%", "16%", "9%", "7%", "10%", "9%", "8%", "19%"],
                         )
                         shortcuts_json = gr.Code(
                             language="json", label="Shortcuts (JSON)", elem_id="mae-shortcuts", max_lines=24
@@ -268,8 +253,19 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
 
             with gr.Tab("History", id="history") as history_page:
-                runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs")
-                runs_refresh = gr.Button("⟳ Refresh the list", size="sm", elem_id="mae-runs-refresh")
+                runs_table = gr.Dataframe(
+                    headers=history.RUN_COLUMNS,
+                    interactive=False,
+                    wrap=True,
+                    max_height=260,
+                    elem_id="mae-runs-table",
+                    column_widths=["14%", "40%", "16%", "8%", "10%", "12%"],
+                )
+                with gr.Row(equal_height=True):
+                    runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs", scale=5)
+                    runs_refresh = gr.Button(
+                        "⟳ Refresh the list", size="sm", elem_id="mae-runs-refresh", scale=1
+                    )
                 run_summary = gr.Markdown(elem_id="mae-run-summary")
                 with gr.Row(equal_height=False):
                     with gr.Column(scale=4):
@@ -287,6 +283,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     with gr.Column(scale=5):
                         replay_card = gr.HTML(elem_id="mae-replay-card")
                         with gr.Row():
+                            html_btn = gr.Button(
+                                "Export as one HTML page", elem_id="mae-html", variant="primary"
+                            )
                             zip_btn = gr.Button("Download as zip", elem_id="mae-zip")
                             gif_btn = gr.Button("Export animated GIF", elem_id="mae-gif")
                         download = gr.File(label="Download", interactive=False, elem_id="mae-download")
@@ -304,15 +303,14 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             run_btn,
             stop_btn,
         ]
-        form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules]
+        form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, fresh, rules]
         form_inputs += [*role_backbones, *role_models, *key_boxes]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
 
-        def render(session: UiSession, image: Any) -> tuple[Any, ...]:
-            view = session.view
-            busy = view.running or session.controller.active
+        def render(tab: TabState, view: RunView, image: Any) -> tuple[Any, ...]:
+            busy = view.running
             return (
-                session,
+                tab,
                 status_markdown(view, time.time()),
                 progress_html(view),
                 timeline_html(view),
@@ -325,39 +323,65 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
-            task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = values[:8]
-            count, rest = len(AGENT_ROLES), list(values[8:])
+            task_text, device_name, backbone_name, url, model_name, steps, evolution, fresh_start = values[:8]
+            rule_names = values[8]
+            count, rest = len(AGENT_ROLES), list(values[9:])
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
-                device=device_name or "virtual",
+                device=device_name or VIRTUAL,
                 backbone=backbone_name or settings.backbone,
                 base_url=url or "",
                 model=model_name or "",
                 max_steps=int(steps),
                 evolution=bool(evolution),
+                fresh_start=bool(fresh_start),
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),
             )
             return form, list(rule_names or [])
 
-        def on_run(
-            session: UiSession | None, show_boxes: bool, request: gr.Request, *values: Any
-        ) -> Iterator[tuple[Any, ...]]:
-            session = session or _tab_session(
-                request,
-                lambda: UiSession(
-                    RunController(backend.run_job, approval_timeout_s=backend.approval_timeout_s)
-                ),
-            )
+        def watch(tab: TabState) -> Iterator[tuple[Any, ...]]:
+            """Stream the tab's run (started here, or found running on load) until it has ended."""
+            run = tab.run
+            if run is None:
+                return
+            seen, shown_version = -1, -1
+            while True:
+                version = run.wait(seen, 1.0)
+                with run.changed:
+                    view = run.view
+                    if version == seen:  # only the elapsed time changed
+                        out: tuple[Any, ...] = (tab, status_markdown(view, time.time()), *skip_rest)
+                    else:
+                        seen = version
+                        image: Any = gr.skip()
+                        if view.screen_version != shown_version:
+                            shown_version = view.screen_version
+                            shown = phone_picture(view)
+                            if shown is not None:
+                                tab.set_picture(*shown, from_run=True)
+                                image = tab.shown()
+                        out = render(tab, view, image)
+                    done = view.finished is not None and not run.controller.active
+                yield out
+                if done:
+                    yield render(tab, run.view, gr.skip())
+                    return
+
+        def on_run(tab: TabState | None, show_boxes: bool, *values: Any) -> Iterator[tuple[Any, ...]]:
+            tab = tab or TabState()
+            tab.show_boxes = bool(show_boxes)
             refusal = None
-            with session.start_lock:  # the check and the start are one step: no second run slips in
-                if session.controller.active:
-                    refusal = "**A run is already going in this tab:** stop it first."
-                else:
-                    try:
-                        form, rule_names = read_form(values)
+            with start_lock:
+                try:
+                    form, rule_names = read_form(values)
+                    running = registry.active(form.device)
+                    if running is not None:
+                        tab.run = running
+                        refusal = BUSY_NOTE
+                    else:
                         job = backend.make_job(form, rule_names)
                         absent = missing_keys(job.settings, form.api_keys, os.environ)
                         if absent:
@@ -365,97 +389,135 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                                 f"no API key for {', '.join(absent)}: enter it under “Per-agent models, API "
                                 "keys and safety”, or set the environment variable on the server"
                             )
-                        job.on_perception = session.on_perception
-                        session.elements = []
-                        session.view = RunView(
+                        controller = RunController(
+                            backend.run_job, approval_timeout_s=backend.approval_timeout_s
+                        )
+                        view = RunView(
                             started_at=time.time(), max_steps=job.settings.loop.max_steps, task=job.task
                         )
-                        session.controller.start(job)
-                    except Exception as exc:
-                        refusal = f"**Cannot start:** {error_message(exc)}"
+                        run = LiveRun(form.device, controller, view)
+                        job.on_perception = controller.post
+                        registry.add(run)
+                        run.start(job)
+                        tab.run = run
+                except Exception as exc:
+                    refusal = f"**Cannot start:** {error_message(exc)}"
             if refusal is not None:
-                yield (session, refusal, *skip_rest)
-                return
-            yield render(session, gr.skip())
-            shown_version = session.view.screen_version
-            session.show_boxes = bool(show_boxes)
-            while True:
-                view = session.view
-                events = session.controller.drain(0.5)
-                for event in events:
-                    view.apply(event)
-                if not events and session.controller.active:  # only the elapsed time changed
-                    yield (session, status_markdown(view, time.time()), *skip_rest)
-                    continue
-                view.elements = session.elements
-                image: Any = gr.skip()
-                if view.screen_version != shown_version:
-                    shown_version = view.screen_version
-                    image = _shown(phone_image(view, session.show_boxes))
-                yield render(session, image)
-                if view.finished is not None and not session.controller.active:
+                yield (tab, refusal, *skip_rest)
+                if tab.run is None or not tab.run.active:
                     return
+            yield from watch(tab)
 
         run_kw: dict[str, Any] = {"show_progress": "hidden", "concurrency_limit": None}
         run_btn.click(on_run, [state, overlay, *form_inputs], run_outputs, **run_kw)
         task.submit(on_run, [state, overlay, *form_inputs], run_outputs, **run_kw)
 
-        def on_stop(session: UiSession | None) -> str:
-            if session is None or not session.controller.stop():
+        def tab_run(tab: TabState | None, device_name: str | None) -> LiveRun | None:
+            """The running run this tab shows, else the one on its phone."""
+            if tab is not None and tab.run is not None and tab.run.active:
+                return tab.run
+            return registry.active(device_name or VIRTUAL)
+
+        def on_stop(tab: TabState | None, device_name: str) -> str:
+            run = tab_run(tab, device_name)
+            if run is None or not run.controller.stop():
                 return "No run is going."
             return "**Stopping…** the run ends before its next action."
 
-        stop_btn.click(on_stop, state, status, queue=False)
+        stop_btn.click(on_stop, [state, device], status, queue=False)
 
-        def answer(approved: bool) -> Callable[[UiSession | None], Any]:
-            def handler(session: UiSession | None) -> Any:
-                if session is not None:
-                    session.controller.answer(approved)
+        def answer(approved: bool) -> Callable[[TabState | None, str], Any]:
+            def handler(tab: TabState | None, device_name: str) -> Any:
+                run = tab_run(tab, device_name)
+                if run is not None:
+                    run.controller.answer(approved)
                 return gr.update(visible=False)
 
             return handler
 
-        approve_btn.click(answer(True), state, approval_box, queue=False)
-        reject_btn.click(answer(False), state, approval_box, queue=False)
+        approve_btn.click(answer(True), [state, device], approval_box, queue=False)
+        reject_btn.click(answer(False), [state, device], approval_box, queue=False)
 
         # ---------------------------------------------------------------- phone view and manual control
-        def current_screen(device_name: str) -> tuple[Any, str]:
+        def perceptor() -> Any:
+            return backend.perceptor(settings)
+
+        def current_screen(tab: TabState | None, device_name: str) -> tuple[Any, Any, str]:
+            tab = tab or TabState()
             try:
-                return _shown(backend.pool.get(device_name).screenshot()), MANUAL_HINT
+                screen = backend.pool.get(device_name).screenshot()
+                tab.set_picture(screen)
+                if tab.show_boxes:
+                    tab.refresh(lambda: screen, perceptor, force=True)
+                return tab, tab.shown(), MANUAL_HINT
             except Exception as exc:
-                return None, f"⚠ {error_message(exc)}"
+                return tab, gr.skip(), f"⚠ {error_message(exc)}"
 
-        def on_overlay(session: UiSession | None, show: bool) -> Any:
-            if session is not None:
-                session.show_boxes = bool(show)
-            if session is None or (session.view.screen is None and session.view.annotated is None):
+        def on_tick(tab: TabState | None, device_name: str) -> Any:
+            """The live view: a new picture when the phone changed (idle, or between a run's steps)."""
+            if tab is None:
                 return gr.skip()
-            session.view.elements = session.elements
-            return _shown(phone_image(session.view, show))
-
-        overlay.change(on_overlay, [state, overlay], phone, show_progress="hidden")
-
-        def manual(
-            session: UiSession | None, name: str, op: str, arguments: dict[str, Any]
-        ) -> tuple[Any, str]:
-            if session is not None and session.controller.active:
-                return gr.skip(), "A run is active: manual control works once it has ended (or press Stop)."
+            run = registry.active(device_name or VIRTUAL)
+            if run is not None:
+                run.touch()
+                if tab.show_boxes or run.view.annotated is not None:
+                    return gr.skip()  # an action is being shown, or the boxes come with the run's screens
             try:
-                screen = manual_action(backend.pool.get(name), op, arguments)
+                screen = backend.pool.get(device_name or VIRTUAL).screenshot
+                changed = tab.refresh(screen, perceptor if tab.show_boxes and run is None else None)
+            except Exception:  # an unplugged phone: the picker and manual control say so
+                return gr.skip()
+            return tab.shown() if changed else gr.skip()
+
+        live_timer.tick(
+            on_tick,
+            [state, device],
+            phone,
+            show_progress="hidden",
+            trigger_mode="once",
+            concurrency_limit=2,
+            concurrency_id="live",
+        )
+
+        def on_overlay(tab: TabState | None, show: bool, device_name: str) -> Any:
+            if tab is None:
+                return gr.skip()
+            tab.show_boxes = bool(show)
+            picture = tab.picture
+            if show and (picture is None or picture.boxes is None) and registry.active(device_name) is None:
+                try:
+                    tab.refresh(backend.pool.get(device_name).screenshot, perceptor, force=True)
+                except Exception as exc:
+                    gr.Warning(f"Cannot draw the boxes: {error_message(exc)}")
+            return tab.shown() if tab.picture is not None else gr.skip()
+
+        overlay.change(on_overlay, [state, overlay, device], phone, show_progress="hidden")
+
+        def manual(tab: TabState | None, name: str, op: str, arguments: dict[str, Any]) -> tuple[Any, str]:
+            run = registry.active(name)
+            paused = run is not None and run.view.pending_approval is not None
+            if run is not None and not paused:
+                return (
+                    gr.skip(),
+                    MANUAL_BUSY,
+                )
+            try:
+                screen = manual_action(backend.pool.get(name), op, arguments, paused_run=paused)
             except Exception as exc:
                 return gr.skip(), f"⚠ {error_message(exc)}"
-            if session is not None:  # the boxes belong to the screen before: drop them
-                session.view.screen, session.view.annotated, session.elements = screen, None, []
             done = f"{op}({', '.join(str(v) for v in arguments.values())})"
-            return _shown(screen), f"Did `{done}`."
+            if tab is None:
+                return display_image(screen), f"Did `{done}`."
+            tab.refresh(lambda: screen, perceptor if tab.show_boxes else None, force=True)
+            return tab.shown(), f"Did `{done}`."
 
-        def on_tap(session: UiSession | None, name: str, evt: gr.SelectData) -> tuple[Any, str]:
+        def on_tap(tab: TabState | None, name: str, evt: gr.SelectData) -> tuple[Any, str]:
             try:
                 screen_size = backend.pool.get(name).screen_size()
                 x, y = to_screen(evt.index, display_size(screen_size), screen_size)
             except Exception as exc:
                 return gr.skip(), f"⚠ {error_message(exc)}"
-            return manual(session, name, "Tap", {"x": x, "y": y})
+            return manual(tab, name, "Tap", {"x": x, "y": y})
 
         manual_kw: dict[str, Any] = {
             "concurrency_limit": 1,
@@ -465,13 +527,32 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         phone.select(on_tap, [state, device], [phone, manual_status], **manual_kw)
         for op, button in manual_buttons.items():
             button.click(
-                lambda session, name, op=op: manual(session, name, op, {}),
+                lambda tab, name, op=op: manual(tab, name, op, {}),
                 [state, device],
                 [phone, manual_status],
                 **manual_kw,
             )
-        refresh_screen.click(current_screen, device, [phone, manual_status], **manual_kw)
-        device.change(current_screen, device, [phone, manual_status], **manual_kw)
+
+        def on_reset(tab: TabState | None, name: str) -> tuple[Any, str]:
+            if registry.active(name) is not None:
+                return gr.skip(), "A run is operating this phone: press Stop first, then Reset phone."
+            try:
+                screen = reset_phone(backend.pool.get(name))
+            except Exception as exc:
+                return gr.skip(), f"⚠ {error_message(exc)}"
+            what = "back to its first state" if name == VIRTUAL else "on its home screen"
+            if tab is None:
+                return display_image(screen), f"The phone is {what}."
+            tab.refresh(lambda: screen, perceptor if tab.show_boxes else None, force=True)
+            return tab.shown(), f"The phone is {what}."
+
+        reset_btn.click(on_reset, [state, device], [phone, manual_status], **manual_kw)
+
+        def on_device(tab: TabState | None, name: str) -> tuple[Any, ...]:
+            tab, image, message = current_screen(tab, name)
+            return tab, image, message, gr.update(label=_fresh_label(name))
+
+        device.change(on_device, [state, device], [state, phone, manual_status, fresh], **manual_kw)
 
         def on_refresh_devices(current: str) -> Any:
             serials = attached(lister)
@@ -489,6 +570,44 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         backbone.change(on_backbone, backbone, [base_url, model])
 
+        # ---------------------------------------------------------------- remembered settings
+        remembered = [
+            task,
+            backbone,
+            base_url,
+            model,
+            max_steps,
+            evolve,
+            fresh,
+            rules,
+            *role_backbones,
+            *role_models,
+        ]
+        remembered_names = [
+            "task",
+            "backbone",
+            "base_url",
+            "model",
+            "max_steps",
+            "evolve",
+            "fresh_start",
+            "rules",
+        ]
+        remembered_names += [f"backbone:{r}" for r in AGENT_ROLES] + [f"model:{r}" for r in AGENT_ROLES]
+
+        def remember(device_name: str, *values: Any) -> dict[str, Any]:
+            return {"device": device_name, **dict(zip(remembered_names, values, strict=True))}
+
+        watched: list[Any] = [device, *remembered]
+        gr.on(
+            [c.change for c in watched],
+            remember,
+            watched,
+            saved,
+            show_progress="hidden",
+            queue=False,
+        )
+
         # ---------------------------------------------------------------- memory tab
         mem_outputs = [mem_header, tips, shortcut_table, shortcuts_json, history_table, version]
         store = backend.memory_store
@@ -497,7 +616,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             try:
                 view = memory_tab.load_view(store(), backend.usage_policy())
             except MaeError as exc:
-                return (f"✖ {exc}", *[gr.skip()] * 5)
+                return (f"✖ {error_message(exc)}", *[gr.skip()] * 5)
             choices = [str(v) for v in reversed(view.versions)]
             return (
                 view.header(),
@@ -514,13 +633,17 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
             return handler
 
+        def on_save_shortcuts(text: str) -> tuple[Any, ...]:
+            message, saved_ok = memory_tab.save_shortcuts(store(), text)
+            if not saved_ok:  # nothing changed: keep the editor's text for fixing
+                return (message, *[gr.skip()] * len(mem_outputs))
+            return (message, *memory_values())
+
         edited = [mem_status, *mem_outputs]
         mem_refresh.click(memory_values, None, mem_outputs)
         memory_page.select(memory_values, None, mem_outputs)
         save_tips.click(then_reload(lambda text: memory_tab.save_tips(store(), text)), tips, edited)
-        save_shortcuts.click(
-            then_reload(lambda text: memory_tab.save_shortcuts(store(), text)), shortcuts_json, edited
-        )
+        save_shortcuts.click(on_save_shortcuts, shortcuts_json, edited)
         import_btn.click(
             then_reload(lambda t, s: memory_tab.import_memory(store(), t, s)),
             [import_tips, import_shortcuts],
@@ -532,18 +655,20 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             try:
                 return str(memory_tab.export_memory(store()))
             except (MaeError, OSError) as exc:
-                gr.Warning(f"Cannot export the memory: {exc}")
+                gr.Warning(f"Cannot export the memory: {error_message(exc)}")
                 return None
 
         export_btn.click(on_export_memory, None, export_file)
 
         # ---------------------------------------------------------------- history tab
-        def run_choices(selected: str | None = None) -> Any:
-            choices = [(info.label(), str(info.path)) for info in history.list_runs(backend.log_dir)]
+        def run_choices(selected: str | None = None) -> tuple[Any, Any]:
+            infos = history.list_runs(backend.log_dir)
+            choices = [(info.label(), str(info.path)) for info in infos]
             values = [value for _, value in choices]
-            return gr.update(
+            picker = gr.update(
                 choices=choices, value=selected if selected in values else (values[0] if values else None)
             )
+            return picker, [info.row() for info in infos]
 
         def on_pick_run(path: str | None) -> tuple[Any, ...]:
             replay = history.load_replay(path) if path else None
@@ -557,36 +682,96 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             replay = history.load_replay(path) if path else None
             return (None, "") if replay is None else history.frame_at(replay, int(position))
 
+        exporters: dict[str, Callable[[str], Any]] = {
+            "zip": history.export_zip,
+            "gif": history.export_gif,
+            "html": export_html,
+        }
+
         def exporter(kind: str) -> Callable[[str | None], Any]:
             def export(path: str | None) -> Any:
                 if not path:
                     gr.Warning("Pick a run first.")
                     return None
                 try:
-                    return str(history.export_zip(path) if kind == "zip" else history.export_gif(path))
+                    return str(exporters[kind](path))
                 except (OSError, ValueError) as exc:
-                    gr.Warning(str(exc))
+                    gr.Warning(error_message(exc))
                     return None
 
             return export
 
-        runs_refresh.click(run_choices, runs, runs)
-        history_page.select(run_choices, runs, runs)
+        runs_refresh.click(run_choices, runs, [runs, runs_table])
+        history_page.select(run_choices, runs, [runs, runs_table])
         runs.change(on_pick_run, runs, [run_summary, replay_image, replay_step, replay_card])
         replay_step.change(on_frame, [runs, replay_step], [replay_image, replay_card], show_progress="hidden")
+        html_btn.click(exporter("html"), runs, download)
         zip_btn.click(exporter("zip"), runs, download)
         gif_btn.click(exporter("gif"), runs, download)
 
         # ---------------------------------------------------------------- page load
-        def on_load() -> tuple[Any, ...]:
+        def on_load(remembered_values: Any) -> tuple[Any, ...]:
+            values = remembered_values if isinstance(remembered_values, dict) else {}
             serials = attached(lister)
+            choices = device_choices(serials)
+            running = registry.active()
             chosen = default_device(serials, settings.device)
-            image, message = current_screen(chosen)
-            picker = gr.update(choices=device_choices(serials), value=chosen)
-            return (picker, image, message, run_choices(), *memory_values())
+            if running is not None:  # a run is going: show it (this tab re-attaches)
+                chosen = running.device
+            elif values.get("device") in [v for _, v in choices]:
+                chosen = values["device"]
+            tab = TabState(run=running)
+            tab, image, message = current_screen(tab, chosen)
+            restored = [
+                gr.update(value=values[name]) if restorable(name, values.get(name)) else gr.skip()
+                for name in remembered_names
+            ]
+            picker = gr.update(choices=choices, value=chosen)
+            fresh_label = gr.update(label=_fresh_label(chosen))
+            run_picker, run_rows = run_choices()
+            return (
+                tab,
+                picker,
+                image,
+                message,
+                fresh_label,
+                run_picker,
+                run_rows,
+                *memory_values(),
+                *restored,
+            )
 
-        demo.load(on_load, None, [device, phone, manual_status, runs, *mem_outputs])
-        demo.unload(_tab_closed)
+        def restorable(name: str, value: Any) -> bool:
+            if value is None:
+                return False
+            if name == "backbone":
+                return value in [v for _, v in backbone_choices()]
+            if name.startswith("backbone:"):
+                return value in [v for _, v in role_backbone_choices()]
+            if name == "rules":
+                return isinstance(value, list) and all(v in names for v in value)
+            if name == "max_steps":
+                return isinstance(value, int | float) and 1 <= value <= 100
+            if name in ("evolve", "fresh_start"):
+                return isinstance(value, bool)
+            return isinstance(value, str)
+
+        def attach(tab: TabState | None) -> Iterator[tuple[Any, ...]]:
+            if tab is not None and tab.run is not None:
+                yield from watch(tab)
+
+        load_outputs = [
+            state,
+            device,
+            phone,
+            manual_status,
+            fresh,
+            runs,
+            runs_table,
+            *mem_outputs,
+            *remembered,
+        ]
+        demo.load(on_load, saved, load_outputs).then(attach, state, run_outputs, **run_kw)
     return demo
 
 

@@ -7,6 +7,7 @@ that one object). Manual control takes the same lock briefly, so it never interl
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -113,13 +114,21 @@ class DevicePool:
             device.close()
 
 
-def manual_action(device: Device, name: str, arguments: dict[str, Any] | None = None) -> Image.Image:
+def manual_action(
+    device: Device, name: str, arguments: dict[str, Any] | None = None, *, paused_run: bool = False
+) -> Image.Image:
     """Run one atomic operation by hand and return the settled screen.
 
     Takes the device's run lock for the duration: ``DeviceBusyError`` while a run operates the phone.
+    ``paused_run``: the run holding the lock is waiting for an approval (its thread does nothing until
+    answered), so the operation runs without the lock.
     """
     action = make_atomic(name, arguments or {})
     action.check_on_screen(*device.screen_size())
+    if paused_run:
+        action.execute(device)
+        device.settle()
+        return device.screenshot()
     try:
         with DeviceLock(device, owner="manual control in the demo"):
             action.execute(device)
@@ -129,3 +138,35 @@ def manual_action(device: Device, name: str, arguments: dict[str, Any] | None = 
         raise DeviceBusyError(
             "a run is operating this phone: manual control works when no run is active (press Stop first)"
         ) from None
+
+
+def fresh_start(device: Device) -> None:
+    """Put the phone on its home screen before a run: the virtual phone also closes its apps (as the
+    paper's setup starts each task); a real phone gets Home (its apps stay in the background)."""
+    close_apps = getattr(device, "clear_recents", None)
+    if callable(close_apps):
+        close_apps()
+    else:
+        device.home()
+    device.settle()
+
+
+def reset_phone(device: Device) -> Image.Image:
+    """The Reset phone control: the virtual phone back to its first state (seeded notes, no carts, no
+    open apps); a real phone to its home screen. Takes the run lock; returns the settled screen."""
+    try:
+        with DeviceLock(device, owner="Reset phone in the demo"):
+            reset = getattr(device, "reset", None)
+            if callable(reset):
+                reset()
+            else:
+                device.home()
+            device.settle()
+            return device.screenshot()
+    except DeviceBusyError:
+        raise DeviceBusyError("a run is operating this phone: press Stop first, then Reset phone") from None
+
+
+def screen_signature(image: Image.Image) -> bytes:
+    """A cheap fingerprint of a screen, to send the live view only when the picture changed."""
+    return hashlib.blake2b(image.resize((108, 234)).tobytes(), digest_size=16).digest()

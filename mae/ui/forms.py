@@ -49,6 +49,7 @@ class RunForm(BaseModel):
     api_keys: dict[str, str] = Field(default_factory=dict, repr=False)
     max_steps: int = 40
     evolution: bool = True
+    fresh_start: bool = True
 
     @field_validator("role_backbones", "role_models", "api_keys", mode="before")
     @classmethod

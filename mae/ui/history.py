@@ -44,6 +44,22 @@ class RunInfo:
     seconds: float
     started: float
 
+    score: float | None = None
+    """The Satisfaction Score at the end when the run was graded (``grade_of``), else None."""
+
+    def row(self) -> list[Any]:
+        """The History tab's table row: started, task, exit, steps, time, score."""
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.started)) if self.started else "?"
+        score = "not graded" if self.score is None else f"{self.score:.0%}"
+        return [
+            when,
+            self.task,
+            exit_text(self.exit_reason or self.status),
+            self.steps,
+            f"{self.seconds:.1f} s",
+            score,
+        ]
+
     def label(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.started)) if self.started else "?"
         task = self.task if len(self.task) <= 60 else self.task[:57] + "…"
@@ -79,7 +95,9 @@ def run_info(run_dir: Path) -> RunInfo | None:
             started = run_dir.stat().st_mtime
         except OSError:
             started = 0.0
+    grade = grade_of(run_dir)
     return RunInfo(
+        score=grade.score if grade is not None else None,
         path=run_dir,
         task=str(summary.get("instruction", summary.get("task", run_dir.name))),
         status=str(summary.get("status", "unknown")),
@@ -88,6 +106,62 @@ def run_info(run_dir: Path) -> RunInfo | None:
         seconds=_number(totals.get("seconds", summary.get("seconds"))),
         started=started,
     )
+
+
+RUN_COLUMNS = ["started", "task", "exit", "steps", "time", "score"]
+
+
+@dataclass
+class Grade:
+    """How a run was graded: the Satisfaction Score after each step (the SSS curve) and the rubric."""
+
+    curve: list[float]
+    rubrics: list[str] = field(default_factory=list)
+    passed: list[bool] = field(default_factory=list)
+    grader: str = ""
+
+    @property
+    def score(self) -> float | None:
+        return self.curve[-1] if self.curve else None
+
+
+def _grade_from(data: dict[str, Any]) -> Grade | None:
+    curve = [_number(v) for v in data.get("curve") or [] if isinstance(v, int | float)]
+    if not curve and isinstance(data.get("score"), int | float):
+        curve = [float(data["score"])]
+    if not curve:
+        return None
+    rubrics = [str(r) for r in data.get("rubrics") or []]
+    passed = [bool(v) for v in data.get("final_passed") or []]
+    return Grade(curve=curve, rubrics=rubrics, passed=passed, grader=str(data.get("grader") or ""))
+
+
+def grade_of(run_dir: Path) -> Grade | None:
+    """The run's grade: ``grade.json`` in the run directory, else the line of an evaluation's
+    ``results.jsonl`` (in the run's parent or grandparent folder) whose ``run_dir`` is this run."""
+    own = _read_json(run_dir / "grade.json")
+    if own:
+        return _grade_from(own)
+    for folder in (run_dir.parent, run_dir.parent.parent):
+        results = folder / "results.jsonl"
+        if not results.is_file():
+            continue
+        try:
+            lines = results.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        for line in reversed(lines):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if (
+                isinstance(record, dict)
+                and record.get("run_dir")
+                and Path(str(record["run_dir"])).name == run_dir.name
+            ):
+                return _grade_from(record)
+    return None
 
 
 def list_runs(log_dir: Path | str) -> list[RunInfo]:

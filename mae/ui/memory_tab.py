@@ -16,7 +16,14 @@ from typing import Any
 
 from mae.errors import MemoryStoreError
 from mae.memory.longterm import MemoryStore, UpdateResult, UsagePolicy, status_table
-from mae.memory.shortcuts import dump_shortcuts
+from mae.memory.shortcuts import (
+    Rejection,
+    ShortcutsFileError,
+    check_shortcut,
+    dump_shortcuts,
+    shortcut_entries,
+)
+from mae.ui.session import readable
 
 SHORTCUT_COLUMNS = ["name", "arguments", "status", "calls", "successes", "failures", "streak", "description"]
 HISTORY_COLUMNS = ["version", "time", "author", "summary", "changes"]
@@ -110,7 +117,7 @@ def save_tips(store: MemoryStore, text: str) -> str:
     try:
         return describe_update(store.set_tips(text, author="user (demo)"), "Tips")
     except MemoryStoreError as exc:
-        return f"✖ {exc}"
+        return f"✖ {readable(str(exc))}"
 
 
 def validate_shortcuts_json(text: str) -> tuple[Any | None, str | None]:
@@ -122,19 +129,44 @@ def validate_shortcuts_json(text: str) -> tuple[Any | None, str | None]:
         return None, f"✖ The Shortcuts are not valid JSON: {exc.msg} at {where}. Nothing was saved."
 
 
-def save_shortcuts(store: MemoryStore, text: str) -> str:
+def refused_shortcuts(data: Any) -> str | None:
+    """Why the edited document cannot be saved (each bad Shortcut by name, with its reason), or None."""
+    try:
+        entries = shortcut_entries(data)
+    except ShortcutsFileError as exc:
+        return f"✖ The Shortcuts cannot be read: {exc}. Nothing was saved."
+    refused = [
+        checked
+        for key, value in entries
+        if isinstance(checked := check_shortcut(value, key=key, source="the editor"), Rejection)
+    ]
+    if not refused:
+        return None
+    lines = "\n".join(f"- **{r.name}**: {r.reason}" for r in refused)
+    noun = "this Shortcut is" if len(refused) == 1 else "these Shortcuts are"
+    return (
+        f"✖ Nothing was saved: {noun} not valid. Fix {'it' if len(refused) == 1 else 'them'} in the "
+        f"editor (your text is kept) and save again.\n\n{lines}"
+    )
+
+
+def save_shortcuts(store: MemoryStore, text: str) -> tuple[str, bool]:
     """Store the edited Shortcuts document (the whole set: Shortcuts left out are removed).
 
-    Invalid Shortcuts are refused with their reason and the stored definition of that name is kept.
+    All or nothing: if any entry is invalid, nothing changes and the message names each bad entry.
+    Returns the message and whether the memory was written.
     """
     data, problem = validate_shortcuts_json(text)
     if problem is not None:
-        return problem
+        return problem, False
+    refusal = refused_shortcuts(data)
+    if refusal is not None:
+        return refusal, False
     try:
         result = store.put_shortcuts(data, author="user (demo)", mode="replace", source="the editor")
     except MemoryStoreError as exc:
-        return f"✖ {exc}"
-    return describe_update(result, "Shortcuts")
+        return f"✖ {readable(str(exc))}", False
+    return describe_update(result, "Shortcuts"), True
 
 
 def import_memory(store: MemoryStore, tips_file: str | None, shortcuts_file: str | None) -> str:
@@ -148,7 +180,7 @@ def import_memory(store: MemoryStore, tips_file: str | None, shortcuts_file: str
             author="import (demo)",
         )
     except MemoryStoreError as exc:
-        return f"✖ {exc}"
+        return f"✖ {readable(str(exc))}"
     return describe_update(result, "Import")
 
 
@@ -173,4 +205,4 @@ def rollback(store: MemoryStore, version: Any) -> str:
     try:
         return describe_update(store.rollback(number, author="user (demo)"), f"Rollback to version {number}")
     except MemoryStoreError as exc:
-        return f"✖ {exc}"
+        return f"✖ {readable(str(exc))}"

@@ -28,15 +28,22 @@ from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
 from mae.perception.elements import Perception
 from mae.runtime import build_perceptor, build_runtime
 from mae.safety import DEFAULT_RULES, SafetyPolicy
-from mae.ui.devices import DevicePool
+from mae.ui.devices import DevicePool, fresh_start
 from mae.ui.forms import RunForm, settings_from_form
+from mae.ui.live import RunRegistry, idle_stop_seconds
 from mae.ui.session import DEFAULT_APPROVAL_TIMEOUT_S, RunHooks
+from mae.ui.views import Perceived
 
-PerceptionListener = Callable[[Perception], None]
+PerceptionListener = Callable[[Perceived], None]
+
+
+def perceived(image: Image.Image, perception: Perception) -> Perceived:
+    """The boxes of ``perception`` together with the picture they were computed for."""
+    return Perceived(image=image, boxes=tuple((e.kind, e.box) for e in perception.elements))
 
 
 class PerceptorTap:
-    """Wraps a Perceptor and reports each result (the phone view's box overlay uses it)."""
+    """Wraps a Perceptor and reports each result with its screenshot (the phone view's box overlay)."""
 
     def __init__(self, inner: PerceptorLike, listener: PerceptionListener) -> None:
         self.inner = inner
@@ -45,7 +52,7 @@ class PerceptorTap:
     def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
         perception = self.inner.perceive(image, keyboard_active)
         with contextlib.suppress(Exception):  # the overlay is cosmetic: never let it break a run
-            self.listener(perception)
+            self.listener(perceived(image, perception))
         return perception
 
 
@@ -59,6 +66,8 @@ class RunJob:
     api_keys: dict[str, str] = field(default_factory=dict, repr=False)
     safety: SafetyPolicy = field(default_factory=SafetyPolicy)
     on_perception: PerceptionListener | None = None
+    fresh_start: bool = True
+    """Start from the home screen: the virtual phone with its apps closed, a real phone after Home."""
 
 
 def safety_policy(rule_names: list[str] | None) -> SafetyPolicy:
@@ -82,8 +91,10 @@ class Backend:
         pool: DevicePool | None = None,
         perceptor_factory: Callable[[Settings], PerceptorLike] | None = None,
         approval_timeout_s: float = DEFAULT_APPROVAL_TIMEOUT_S,
+        runs: RunRegistry | None = None,
     ) -> None:
         self.settings = settings
+        self.runs = runs if runs is not None else RunRegistry(idle_stop_seconds())
         self.pool = pool or DevicePool()
         self.approval_timeout_s = approval_timeout_s
         self._perceptor_factory = perceptor_factory or (
@@ -146,6 +157,7 @@ class Backend:
             device=device,
             api_keys=dict(form.api_keys),
             safety=safety_policy(rule_names),
+            fresh_start=form.fresh_start,
         )
 
     def run_job(self, job: RunJob, hooks: RunHooks) -> Any:
@@ -164,6 +176,8 @@ class Backend:
         if job.on_perception is not None:
             perceptor = PerceptorTap(perceptor, job.on_perception)
 
+        if job.fresh_start:
+            fresh_start(job.device)
         memory = MemorySession(settings, runtime.client, evolve=settings.evolution.evolve)
         prepared = memory.prepare(job.task)
         for note in prepared.notes:  # withheld Shortcuts, retrieval, unreadable memory versions

@@ -8,6 +8,7 @@ app, a scripted one in tests) that receives the hooks the loop needs.
 from __future__ import annotations
 
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -102,7 +103,7 @@ class RunController:
     def __init__(self, runner: Runner, *, approval_timeout_s: float = DEFAULT_APPROVAL_TIMEOUT_S) -> None:
         self.runner = runner
         self.approval_timeout_s = approval_timeout_s
-        self._events: queue.Queue[Event] = queue.Queue()
+        self._events: queue.Queue[Any] = queue.Queue()
         self._thread: threading.Thread | None = None
         self.stop_event = threading.Event()
         self.gate = ApprovalGate(self.stop_event, approval_timeout_s)
@@ -128,6 +129,10 @@ class RunController:
         self._thread = threading.Thread(target=self._run, args=(job, hooks), name="mae-ui-run", daemon=True)
         self._thread.start()
 
+    def post(self, item: Any) -> None:
+        """Queue something besides a loop event (a Perceptor result) in order with the events."""
+        self._events.put(item)
+
     def _emit(self, event: Event) -> None:
         if event.type == "run_finished":
             self._finished_seen = True
@@ -145,9 +150,9 @@ class RunController:
                 data = {"exit_reason": reason, "finished": False, "steps": 0, "seconds": 0.0, "totals": {}}
                 self._emit(Event("run_finished", data=data))
 
-    def drain(self, timeout_s: float = 0.5) -> list[Event]:
+    def drain(self, timeout_s: float = 0.5) -> list[Any]:
         """Events since the last call: waits up to ``timeout_s`` for the first, then takes all queued."""
-        events: list[Event] = []
+        events: list[Any] = []
         try:
             events.append(self._events.get(timeout=timeout_s))
         except queue.Empty:
@@ -174,7 +179,27 @@ class RunController:
             self._thread.join(timeout_s)
 
 
+_CLASS_PREFIX = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception|Problem)|Exception):\s*")
+_HEADER = re.compile(r"#{2,}\s*([^#\n]+?)\s*#{2,}")
+_TEMP_PATH = re.compile(r"(?:/tmp|/var/folders|/private/var)(?:/[^\s:'\"]+)*/([^/\s:'\"]+)")
+
+
+def readable(text: str) -> str:
+    """``text`` as a person should read it: no class names, no raw reply headers (``### Plan ###``
+    becomes “Plan”), no server temp paths (only the file's name), ending in a full stop."""
+    text = _CLASS_PREFIX.sub("", text.strip())
+    text = _HEADER.sub(lambda m: f"“{m.group(1).strip()}”", text)
+    text = _TEMP_PATH.sub(lambda m: m.group(1), text)
+    if text and text[0].islower() and text.split(" ", 1)[0].isalpha():
+        text = text[0].upper() + text[1:]
+    if text and text[-1] not in '.!?…)”"`':
+        text += "."
+    return text
+
+
 def error_message(exc: BaseException) -> str:
-    """A one-line message for the user: typed errors already say what to do."""
-    text = str(exc).strip() or exc.__class__.__name__
-    return f"{exc.__class__.__name__}: {text}"
+    """A sentence for the user: typed errors already say what to do; unexpected ones say what failed."""
+    text = str(exc).strip()
+    if not text:
+        return "Something went wrong on the server; the details are in its log."
+    return readable(text)

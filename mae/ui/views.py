@@ -16,6 +16,18 @@ from PIL import Image, ImageDraw
 
 from mae.events import Event
 
+Box = tuple[str, tuple[int, int, int, int]]
+"""One Perceptor element as drawn: ``(kind, (x1, y1, x2, y2))``."""
+
+
+@dataclass(frozen=True)
+class Perceived:
+    """A Perceptor result together with the one picture it was computed for."""
+
+    image: Image.Image
+    boxes: tuple[Box, ...]
+
+
 STAGE_LABELS: dict[str, str] = {
     "manager": "Manager",
     "operator": "Operator",
@@ -123,8 +135,12 @@ class RunView:
     finished: dict[str, Any] | None = None
     screen: Image.Image | None = None
     annotated: Image.Image | None = None
-    elements: list[tuple[str, tuple[int, int, int, int]]] = field(default_factory=list)
-    """The Perceptor's boxes of the latest screen ``(kind, box)``, set by the session (not an event)."""
+    screen_boxes: list[Box] | None = None
+    """The Perceptor's boxes computed for ``screen`` (None: not perceived yet)."""
+    annotated_boxes: list[Box] | None = None
+    """The Perceptor's boxes of the screen ``annotated`` was drawn on."""
+    perceived: Perceived | None = None
+    """The latest Perceptor result (the screen the next action is chosen on)."""
     screen_version: int = 0
     experience: StageRecord | None = None
     """The Experience Reflectors' report (after the run, when self-evolution is on)."""
@@ -138,8 +154,11 @@ class RunView:
             self.steps[index] = StepRecord(index=index)
         return self.steps[index]
 
-    def apply(self, event: Event) -> None:
-        """Fold one event into the view."""
+    def apply(self, event: Event | Perceived) -> None:
+        """Fold one event (or a Perceptor result) into the view."""
+        if isinstance(event, Perceived):
+            self._on_perceived(event)
+            return
         data = event.data
         if event.step:
             self.current_step = max(self.current_step, event.step)
@@ -189,18 +208,34 @@ class RunView:
             record.model_calls += 1
             record.tokens += inp + out
 
+    def _on_perceived(self, perceived: Perceived) -> None:
+        """The Perceptor read ``perceived.image``: its boxes belong to that picture only."""
+        self.perceived = perceived
+        if self.screen is None and self.annotated is None:
+            self.screen = perceived.image  # the run's first screen is perceived without a screen event
+            self.screen_version += 1
+        if perceived.image is self.screen:
+            self.screen_boxes = list(perceived.boxes)
+            self.screen_version += 1
+
     def _on_action(self, event: Event, data: dict[str, Any]) -> None:
         record = self.step(event.step)
         record.action = str(data.get("action", "")) or None
         record.action_description = data.get("description")
         if event.image is not None:
             self.annotated = event.image
+            # the action is drawn on the screen the Operator chose it on: the latest perceived one
+            base = self.perceived
+            same_size = base is not None and base.image.size == event.image.size
+            self.annotated_boxes = list(base.boxes) if base is not None and same_size else None
             self.screen_version += 1
 
     def _on_screen(self, event: Event, data: dict[str, Any]) -> None:
         if event.image is not None:
             self.screen = event.image
+            self.screen_boxes = None
             self.annotated = None
+            self.annotated_boxes = None
             self.screen_version += 1
 
     def _on_outcome(self, event: Event, data: dict[str, Any]) -> None:
@@ -385,8 +420,15 @@ def timeline_html(view: RunView) -> str:
 
 
 def step_count(view: RunView) -> int:
-    """Steps with an executed action."""
+    """Steps with an executed action (the loop emits ``action`` just before it executes one)."""
     return sum(1 for index, record in view.steps.items() if index > 0 and record.action)
+
+
+def executed_steps(view: RunView) -> int:
+    """The step count to report: actions carried out, even when a later agent's reply ended the run
+    before the loop recorded the step."""
+    reported = int((view.finished or {}).get("steps") or 0)
+    return max(reported, step_count(view))
 
 
 def progress_html(view: RunView) -> str:
@@ -395,7 +437,7 @@ def progress_html(view: RunView) -> str:
         return '<div class="mae-progress" id="mae-progress-body"><span>Idle</span></div>'
     k = view.current_step
     if view.finished is not None:
-        k = int(view.finished.get("steps") or k)
+        k = executed_steps(view) or k
     total = max(view.max_steps, 1)
     percent = min(100, round(100 * k / total))
     if view.finished is not None and view.finished.get("finished"):
@@ -438,7 +480,7 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
     reason = str(data.get("exit_reason", "unknown"))
     icon = "✔ Finished" if data.get("finished") else "■ Ended"
     seconds = float(data.get("seconds") or 0.0)
-    steps = int(data.get("steps") or 0)
+    steps = executed_steps(view)
     text = (
         f"**{icon}:** {exit_text(reason)} (`{reason}`) · {_count(steps, 'step')} · {seconds:.1f} s · "
         f"{_count(calls, 'model call')} · {tokens_in + tokens_out} tokens ({tokens_in} in / {tokens_out} out)"
@@ -485,7 +527,7 @@ def memory_markdown(view: RunView) -> str:
     return "\n\n".join(f"**{label}:** {html.escape(value)}" for label, value in latest.items())
 
 
-def draw_boxes(image: Image.Image, elements: list[tuple[str, tuple[int, int, int, int]]]) -> Image.Image:
+def draw_boxes(image: Image.Image, elements: list[Box]) -> Image.Image:
     """A copy of ``image`` with the Perceptor's boxes (texts green, icons blue)."""
     canvas = image.convert("RGB").copy()
     draw = ImageDraw.Draw(canvas)
@@ -497,10 +539,21 @@ def draw_boxes(image: Image.Image, elements: list[tuple[str, tuple[int, int, int
 
 
 def phone_image(view: RunView, overlay: bool = False) -> Image.Image | None:
-    """What the phone view shows: the annotated action, else the latest screen; with boxes if asked."""
-    image = view.annotated if view.annotated is not None else view.screen
-    if image is None:
+    """What the phone view shows: the annotated action, else the latest screen; with boxes if asked.
+
+    Boxes are drawn only over the picture they were computed for (never over a later screen).
+    """
+    picture = phone_picture(view)
+    if picture is None:
         return None
-    if overlay and view.elements:
-        image = draw_boxes(image, view.elements)
-    return image
+    image, boxes = picture
+    return draw_boxes(image, boxes) if overlay and boxes else image
+
+
+def phone_picture(view: RunView) -> tuple[Image.Image, list[Box] | None] | None:
+    """The run's picture to show (the annotated action, else the latest screen) with its own boxes."""
+    if view.annotated is not None:
+        return view.annotated, view.annotated_boxes
+    if view.screen is not None:
+        return view.screen, view.screen_boxes
+    return None

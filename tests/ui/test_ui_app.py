@@ -1,16 +1,12 @@
-"""The Blocks app builds with every component the browser tests and users rely on; closed tabs stop runs."""
+"""The Blocks app builds with every component the browser tests and users rely on."""
 
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
-from typing import Any
-
 from ui_testkit import make_backend, settings_for
 
 from mae.device.virtual import VirtualPhone
-from mae.ui.session import RunController, RunHooks
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
@@ -20,7 +16,8 @@ ELEM_IDS = {
     "mae-manual-home", "mae-manual-switch_app", "mae-status", "mae-progress", "mae-approval", "mae-approve",
     "mae-reject", "mae-timeline", "mae-tips", "mae-shortcut-table", "mae-shortcuts", "mae-memory-history",
     "mae-rollback", "mae-runs", "mae-replay-image", "mae-replay-step", "mae-zip", "mae-gif", "mae-download",
-    "mae-key-openai_api_key", "mae-key-custom",
+    "mae-key-openai_api_key", "mae-key-custom", "mae-reset-phone", "mae-fresh-start", "mae-html",
+    "mae-runs-table",
 }  # fmt: skip
 
 
@@ -35,46 +32,16 @@ def test_the_demo_has_every_component(tmp_path: Path) -> None:
     assert keys and all(getattr(b, "type", None) == "password" for b in keys)
 
 
-def test_closing_the_tab_stops_its_run() -> None:
+def test_the_page_remembers_settings_but_never_keys(tmp_path: Path) -> None:
+    import gradio as gr
+
     import app
 
-    stopped = threading.Event()
-
-    def runner(job: Any, hooks: RunHooks) -> None:
-        if hooks.stop_event.wait(10):
-            stopped.set()
-
-    session = app.UiSession(RunController(runner))
-    session.controller.start(None)
-    app._end_session(session)
-    session.controller.join(10)
-    assert stopped.is_set() and not session.controller.active
-    app._end_session(None)  # a tab that never ran anything
-
-
-def test_a_tab_has_one_session_and_closing_it_stops_the_run_at_once() -> None:
-    import app
-
-    stopped = threading.Event()
-
-    def runner(job: Any, hooks: RunHooks) -> None:
-        if hooks.stop_event.wait(10):
-            stopped.set()
-
-    class Request:  # what Gradio passes: the tab's session hash
-        session_hash = "tab-1"
-
-    made: list[Any] = []
-
-    def make() -> Any:
-        made.append(app.UiSession(RunController(runner)))
-        return made[-1]
-
-    first = app._tab_session(Request(), make)  # type: ignore[arg-type]
-    assert app._tab_session(Request(), make) is first and len(made) == 1  # racing events share it
-    first.controller.start(None)
-    app._tab_closed(Request())  # type: ignore[arg-type]
-    first.controller.join(10)
-    assert stopped.is_set() and not first.controller.active
-    assert app._tab_session(Request(), make) is not first  # a reloaded tab starts afresh
-    app._tab_closed(Request())  # type: ignore[arg-type]
+    backend = make_backend(settings_for(tmp_path, "http://127.0.0.1:9/v1"), VirtualPhone())
+    demo = app.build_demo(backend, lister=lambda: [])
+    stores = [b for b in demo.blocks.values() if isinstance(b, gr.BrowserState)]
+    assert len(stores) == 1 and stores[0].storage_key == app.SETTINGS_KEY
+    keys = {b._id for b in demo.blocks.values() if getattr(b, "type", None) == "password"}
+    for dependency in demo.fns.values():
+        if any(getattr(o, "_id", None) == stores[0]._id for o in dependency.outputs):
+            assert not keys & {getattr(i, "_id", None) for i in dependency.inputs}

@@ -40,23 +40,31 @@ def test_edit_tips_and_shortcuts_with_validation(tmp_path: Path) -> None:
     assert "nothing changed" in memory_tab.save_tips(store, "0. Close pop-ups first.\n1. Prefer search.\n")
     assert "✖" in memory_tab.save_tips(store, "   ")
 
-    bad_json = memory_tab.save_shortcuts(store, '{"Broken": ')
+    bad_json, saved = memory_tab.save_shortcuts(store, '{"Broken": ')
+    assert not saved
     assert "not valid JSON" in bad_json and "line 1" in bad_json and "Nothing was saved" in bad_json
 
     current = json.loads(memory_tab.load_view(store).shortcuts_json)
     invalid = {
         "Bad_One": {"name": "Bad_One", "arguments": ["q"], "atomic_action_sequence": [{"name": "Fly"}]}
     }
-    message = memory_tab.save_shortcuts(store, json.dumps({**current, **GOOD, **invalid}))
-    assert "version 2" in message and "added Open_And_Search" in message
-    assert "Refused" in message and "Bad_One" in message and "unknown operation 'Fly'" in message
+    # one invalid Shortcut refuses the whole save: nothing is added, nothing is removed
+    for document in ({**current, **GOOD, **invalid}, invalid):
+        message, saved = memory_tab.save_shortcuts(store, json.dumps(document))
+        assert not saved and "Nothing was saved" in message
+        assert "Bad_One" in message and "unknown operation 'Fly'" in message and "removed" not in message
+        assert [row[0] for row in memory_tab.load_view(store).shortcut_rows] == ["Tap_Type_and_Enter"]
+    assert memory_tab.load_view(store).version == 1
+
+    message, saved = memory_tab.save_shortcuts(store, json.dumps({**current, **GOOD}))
+    assert saved and "version 2" in message and "added Open_And_Search" in message
     view = memory_tab.load_view(store)
     assert [row[0] for row in view.shortcut_rows] == ["Tap_Type_and_Enter", "Open_And_Search"]
     assert view.tips.startswith("0. Close pop-ups first.")
 
     # the editor holds the whole set: a Shortcut left out is removed
-    message = memory_tab.save_shortcuts(store, json.dumps(GOOD))
-    assert "removed Tap_Type_and_Enter" in message
+    message, saved = memory_tab.save_shortcuts(store, json.dumps(GOOD))
+    assert saved and "removed Tap_Type_and_Enter" in message
     assert [row[0] for row in memory_tab.load_view(store).shortcut_rows] == ["Open_And_Search"]
 
 

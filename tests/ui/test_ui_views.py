@@ -6,12 +6,15 @@ from PIL import Image
 
 from mae.events import Event
 from mae.ui.views import (
+    Perceived,
     RunView,
     approval_markdown,
     draw_boxes,
+    executed_steps,
     fold,
     memory_markdown,
     phone_image,
+    phone_picture,
     progress_html,
     status_markdown,
     timeline_html,
@@ -207,16 +210,40 @@ def test_phone_image_prefers_the_annotated_action_then_the_screen() -> None:
     assert view.screen_version == 2
 
 
-def test_box_overlay_draws_the_perceptor_elements() -> None:
-    view = fold(one_step_events())
-    view.elements = [("text", (10, 10, 200, 60)), ("icon", (300, 300, 400, 400))]
-    plain = phone_image(view)
+def test_boxes_belong_to_the_picture_they_were_computed_for() -> None:
+    green, blue = (34, 197, 94), (59, 130, 246)
+    home = Image.new("RGB", (1080, 2340), "white")
+    home_boxes = (("text", (10, 10, 200, 60)),)
+    view = RunView()
+    view.apply(Perceived(home, home_boxes))  # the run's first screen, perceived before step 1
+    assert phone_picture(view) == (home, list(home_boxes))
     boxed = phone_image(view, overlay=True)
-    assert plain is not None and boxed is not None
-    assert plain.getpixel((10, 30)) == (255, 255, 255)
-    assert boxed.getpixel((10, 30)) == (34, 197, 94)
-    assert boxed.getpixel((300, 350)) == (59, 130, 246)
-    assert draw_boxes(plain, []).tobytes() == plain.tobytes()
+    assert boxed is not None and boxed.getpixel((10, 30)) == green
+    plain = phone_image(view)
+    assert plain is not None and plain.getpixel((10, 30)) == (255, 255, 255)
+
+    annotated = Image.new("RGB", (1080, 2340), "red")  # the action drawn on the home screen
+    view.apply(Event("action", step=1, data={"action": 'Open_App("Notes")'}, image=annotated))
+    boxed = phone_image(view, overlay=True)
+    assert boxed is not None and boxed.getpixel((10, 30)) == green  # the home screen's own boxes
+
+    notes = Image.new("RGB", (1080, 2340), "yellow")  # the screen after the action
+    view.apply(Event("screen", step=1, image=notes))
+    boxed = phone_image(view, overlay=True)
+    assert boxed is not None and boxed.getpixel((10, 30)) == (255, 255, 0)  # no stale home boxes
+    view.apply(Perceived(home, (("icon", (300, 300, 400, 400)),)))  # a result for another picture
+    assert view.screen_boxes is None
+    view.apply(Perceived(notes, (("icon", (300, 300, 400, 400)),)))
+    boxed = phone_image(view, overlay=True)
+    assert boxed is not None and boxed.getpixel((300, 350)) == blue and boxed.getpixel((10, 30)) != green
+    assert draw_boxes(notes, []).tobytes() == notes.tobytes()
+
+
+def test_executed_steps_count_an_action_the_loop_did_not_record() -> None:
+    view = fold(one_step_events())
+    view.apply(Event("run_finished", data={"exit_reason": "unusable_reply", "finished": False, "steps": 0}))
+    assert executed_steps(view) == 1
+    assert "1 step ·" in status_markdown(view)
 
 
 def test_working_memory_panel_shows_latest_plan_progress_and_notes() -> None:
