@@ -757,8 +757,11 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             return isinstance(value, str)
 
         def attach(tab: TabState | None) -> Iterator[tuple[Any, ...]]:
+            """After a (re)load: stream the run found going, else leave the page as it is."""
             if tab is not None and tab.run is not None:
                 yield from watch(tab)
+            else:
+                yield (tab, *[gr.skip()] * (len(run_outputs) - 1))
 
         load_outputs = [
             state,
@@ -771,7 +774,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             *mem_outputs,
             *remembered,
         ]
-        demo.load(on_load, saved, load_outputs).then(attach, state, run_outputs, **run_kw)
+        demo.load(on_load, saved, load_outputs, show_progress="hidden").then(
+            attach, state, run_outputs, **run_kw
+        )
     return demo
 
 

@@ -8,6 +8,7 @@ Screenshots go to ``artifacts/ui/``; with ``MAE_UPDATE_SCREENSHOT=1`` the finish
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from ui_testkit import (
     MODEL,
     Script,
@@ -301,3 +303,66 @@ def test_manual_control_when_no_run_is_active(page: object, demo_server: DemoSer
     page.locator("#mae-manual-home").click()  # type: ignore[attr-defined]
     expect(page.locator("#mae-manual-status")).to_contain_text("Home()")
     assert phone.screen_name == "home"
+
+
+def shown_phone(page: object) -> Image.Image:
+    """The picture the phone view shows, as the browser received it (full size of the sent image)."""
+    src = page.locator("#mae-phone img").get_attribute("src")  # type: ignore[attr-defined]
+    body = page.request.get(src).body()  # type: ignore[attr-defined]
+    return Image.open(io.BytesIO(body)).convert("RGB")
+
+
+def box_hits(image: Image.Image, boxes: list[tuple[str, tuple[int, int, int, int]]], scale: float) -> float:
+    """Share of ``boxes`` whose outline (top edge, middle) is drawn in the box's colour in ``image``."""
+
+    def tinted(pixel: tuple[int, int, int], kind: str) -> bool:  # scaled and compressed: a hue test
+        r, g, b = pixel
+        return g > r + 40 and g > b + 10 if kind == "text" else b > r + 60 and b > g + 20
+
+    hits = 0
+    for kind, (left, top, right, _bottom) in boxes:
+        x, y = round((left + right) / 2 * scale), round(top * scale)
+        around = [image.getpixel((x, min(image.height - 1, max(0, y + dy)))) for dy in (-2, -1, 0, 1, 2)]
+        hits += any(tinted(p, kind) for p in around)  # type: ignore[arg-type]
+    return hits / max(1, len(boxes))
+
+
+def test_overlay_boxes_belong_to_the_screen_they_are_drawn_on(page: object, demo_server: DemoServer) -> None:
+    from playwright.sync_api import expect
+
+    phone = demo_server.phone
+    # idle: ticking the box shows the Perceptor's boxes of the home screen at once
+    before = page.locator("#mae-phone img").screenshot()  # type: ignore[attr-defined]
+    page.locator("#mae-overlay input").check()  # type: ignore[attr-defined]
+    wait_until_changed(page, "#mae-phone img", before)
+    image = shown_phone(page)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    image.save(ARTIFACTS / "overlay-idle-picture.png")
+    scale = image.width / 1080
+    home = [(e.kind, e.box) for e in phone.ground_truth()]
+    assert box_hits(image, home, scale) > 0.9
+    shot(page, "overlay-idle")
+
+    # a run: the final picture carries the boxes of the Notes screen, none of the home screen's icons
+    with FakeModelServer() as server:
+        script = Script(
+            manager=[manager("Open the Notes app"), manager("Finished")],
+            operator=[operator({"name": "Open_App", "arguments": {"app_name": "Notes"}}, "Notes opens")],
+            reflector=[reflector("Notes is open")],
+            notetaker=[notetaker("None")],
+        )
+        script.load(server)
+        start_run(page, server, "Open Notes")
+        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
+    assert phone.current_app is not None and phone.current_app.label == "Notes"
+    notes = [(e.kind, e.box) for e in phone.ground_truth()]
+    deadline = time.monotonic() + 30
+    while True:
+        image = shown_phone(page)
+        if box_hits(image, notes, scale) > 0.9 or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(300)  # type: ignore[attr-defined]
+    assert box_hits(image, notes, scale) > 0.9
+    stale = [b for b in home if b not in notes and b[1][1] > 300]  # home-screen icons below the status bar
+    assert stale and box_hits(image, stale, scale) < 0.2
+    shot(page, "overlay-after-run")
