@@ -88,7 +88,10 @@ def run_info(run_dir: Path) -> RunInfo | None:
         return None
     summary = _read_json(summary_path)
     totals = as_dict(summary.get("totals"))
-    steps = int(_number(totals.get("steps", summary.get("steps", len(frames(run_dir, "before"))))))
+    # an action that ran before a later reply ended the run is missing from the loop's count, but its
+    # annotated screen was saved just before it executed
+    executed = len(frames(run_dir, "before"))
+    steps = max(executed, int(_number(totals.get("steps", summary.get("steps", executed)))))
     started = _number(summary.get("started_at", summary.get("start_time")), 0.0)
     if not started:
         try:

@@ -366,3 +366,123 @@ def test_overlay_boxes_belong_to_the_screen_they_are_drawn_on(page: object, demo
     stale = [b for b in home if b not in notes and b[1][1] > 300]  # home-screen icons below the status bar
     assert stale and box_hits(image, stale, scale) < 0.2
     shot(page, "overlay-after-run")
+
+
+def test_reset_phone_and_the_live_view_while_idle(page: object, demo_server: DemoServer) -> None:
+    from playwright.sync_api import expect
+
+    phone = demo_server.phone
+    home = page.locator("#mae-phone img").screenshot()  # type: ignore[attr-defined]
+    phone.open_app("Notes")  # the phone changes with nobody clicking: the view follows by itself
+    wait_until_changed(page, "#mae-phone img", home, timeout_s=15)
+    shot(page, "live-view")
+    notes = page.locator("#mae-phone img").screenshot()  # type: ignore[attr-defined]
+    page.locator("#mae-reset-phone").click()  # type: ignore[attr-defined]
+    expect(page.locator("#mae-manual-status")).to_contain_text("first state")
+    assert phone.screen_name == "home" and phone.recents == []
+    wait_until_changed(page, "#mae-phone img", notes, timeout_s=15)
+
+
+def test_a_reload_reattaches_to_the_run_and_it_finishes(
+    browser: object, page: object, demo_server: DemoServer
+) -> None:
+    from playwright.sync_api import expect
+
+    demo_server.phone.open_app("Notes")  # left open by someone: the run starts from the home screen
+    with FakeModelServer() as server:
+        two_step_script(delay_s=8.0).load(server)
+        page.get_by_text("Per-agent models, API keys and safety").click()  # type: ignore[attr-defined]
+        page.locator("#mae-key-custom input").fill("sk-never-stored")  # type: ignore[attr-defined]
+        start_run(page, server, "Open Notes, then go home")
+        expect(page.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)
+        page.reload()  # type: ignore[attr-defined]
+        timeline = page.locator("#mae-timeline")
+        expect(timeline).to_contain_text('Open_App("Notes")', timeout=30_000)  # the timeline so far
+        expect(page.locator("#mae-stop")).to_be_enabled()
+        # the settings typed before the reload are back; the key typed before it is not
+        expect(page.locator("#mae-base-url input, #mae-base-url textarea")).to_have_value(server.base_url)
+        page.get_by_text("Per-agent models, API keys and safety").click()  # type: ignore[attr-defined]
+        expect(page.locator("#mae-key-custom input")).to_have_value("")
+        second = browser.new_context(viewport={"width": 1280, "height": 720})  # type: ignore[attr-defined]
+        other = second.new_page()
+        other.goto(demo_server.url)
+        expect(other.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=30_000)
+        other.screenshot(path=str(ARTIFACTS / "second-tab-1280x720.png"))
+        second.close()  # closing a tab does not stop the run
+        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
+        server.assert_done()
+    expect(page.locator("#mae-step-2")).to_contain_text("Home()")
+    shot(page, "reattached-run")
+    run_dir = max((demo_server.backend.log_dir).iterdir(), key=lambda p: p.stat().st_mtime)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["exit_reason"] == "finished"
+    first_screen = demo_server.phone  # the first action saw the home screen, not the Notes left open
+    assert first_screen.screen_name == "home"
+
+
+def test_a_refused_shortcut_save_changes_nothing(page: object, demo_server: DemoServer) -> None:
+    from playwright.sync_api import expect
+
+    page.get_by_role("tab", name="Memory").click()  # type: ignore[attr-defined]
+    table = page.locator("#mae-shortcut-table")
+    expect(table).to_contain_text("Tap_Type_and_Enter")
+    version_before = demo_server.backend.memory_store().load().version
+    bad = json.dumps(
+        {"Bad_One": {"name": "Bad_One", "arguments": ["q"], "atomic_action_sequence": [{"name": "Fly"}]}},
+        indent=2,
+    )
+    editor = page.locator("#mae-shortcuts .cm-content")
+    editor.click()  # type: ignore[attr-defined]
+    page.keyboard.press("Control+A")  # type: ignore[attr-defined]
+    page.keyboard.press("Delete")  # type: ignore[attr-defined]
+    page.keyboard.insert_text(bad)  # type: ignore[attr-defined]
+    page.locator("#mae-save-shortcuts").click()  # type: ignore[attr-defined]
+    status = page.locator("#mae-memory-status")
+    expect(status).to_contain_text("Nothing was saved")
+    expect(status).to_contain_text("Bad_One")
+    expect(status).to_contain_text("unknown operation 'Fly'")
+    expect(table).to_contain_text("Tap_Type_and_Enter")
+    expect(editor).to_contain_text("Bad_One")  # the editor keeps the text for fixing
+    assert demo_server.backend.memory_store().load().version == version_before
+    message = status.inner_text()  # type: ignore[attr-defined]
+    assert "Error" not in message and "/tmp/" not in message and "###" not in message
+    shot(page, "refused-shortcut")
+
+
+def test_the_exported_html_opens_offline_and_shows_every_step(
+    browser: object, page: object, demo_server: DemoServer
+) -> None:
+    from playwright.sync_api import expect
+
+    with FakeModelServer() as server:
+        two_step_script().load(server)
+        start_run(page, server, "Open Notes, then go home")
+        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
+    page.get_by_role("tab", name="History").click()  # type: ignore[attr-defined]
+    expect(page.locator("#mae-runs-table")).to_contain_text("Open Notes, then go home")
+    expect(page.locator("#mae-runs-table")).to_contain_text("the agent finished the task")
+    expect(page.locator("#mae-run-summary")).to_contain_text("Open Notes, then go home")
+    page.locator("#mae-html").click()  # type: ignore[attr-defined]
+    link = page.locator("#mae-download a").first
+    expect(link).to_have_attribute("download", re.compile(r"\.html$"))
+    href = link.get_attribute("href")  # type: ignore[attr-defined]
+    path = Path(re.sub(r"^.*?file=", "", href or "").split("?")[0])
+    assert path.is_file(), href
+    shot(page, "history-table")
+    offline = browser.new_context(offline=True)  # type: ignore[attr-defined]
+    try:
+        exported = offline.new_page()
+        exported.goto(path.as_uri())
+        for step, action in ((1, 'Open_App("Notes")'), (2, "Home()")):
+            card = exported.locator(f"#mae-step-{step}")
+            expect(card).to_contain_text(action)
+            for stage in ("Manager", "Operator", "Action Reflector", "Notetaker", "tok"):
+                expect(card).to_contain_text(stage)
+        expect(exported.locator("#mae-step-3")).to_contain_text("judges the task finished")
+        loaded = exported.evaluate(  # every screen is inline and decodes without a network
+            "() => [...document.images].map(i => i.complete && i.naturalWidth > 0)"
+        )
+        assert len(loaded) == 3 and all(loaded)
+        exported.screenshot(path=str(ARTIFACTS / "exported-html.png"), full_page=True)
+    finally:
+        offline.close()
