@@ -540,6 +540,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 screen = reset_phone(backend.pool.get(name))
             except Exception as exc:
                 return gr.skip(), f"⚠ {error_message(exc)}"
+            registry.forget(name)  # its last run no longer describes the phone
             what = "back to its first state" if name == VIRTUAL else "on its home screen"
             if tab is None:
                 return display_image(screen), f"The phone is {what}."

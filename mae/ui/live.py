@@ -101,6 +101,15 @@ class RunRegistry:
             runs = list(self._runs.values())
         return next((r for r in runs if r.active and (device is None or r.device == device)), None)
 
+    def forget(self, device: str) -> bool:
+        """Drop the ended run of ``device`` (a reloaded page then shows none); False if it still runs."""
+        with self._lock:
+            run = self._runs.get(device)
+            if run is not None and run.active:
+                return False
+            self._runs.pop(device, None)
+            return True
+
     def add(self, run: LiveRun) -> None:
         """Register ``run`` for its phone (the caller checked that no run is active there)."""
         with self._lock:

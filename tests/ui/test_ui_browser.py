@@ -94,6 +94,10 @@ def browser() -> Iterator[object]:
 @pytest.fixture
 def page(browser: object, demo_server: DemoServer) -> Iterator[object]:
     demo_server.phone.reset()
+    deadline = time.monotonic() + 60
+    while not demo_server.backend.runs.forget("virtual"):  # a fresh page shows no earlier run
+        assert time.monotonic() < deadline, "the previous test's run never ended"
+        time.sleep(0.2)
     context = browser.new_context(viewport={"width": 1600, "height": 1000})  # type: ignore[attr-defined]
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
