@@ -212,23 +212,23 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 mem_header = gr.Markdown(elem_id="mae-memory-header")
                 with gr.Row(equal_height=False):
                     with gr.Column():
-                        tips = gr.Textbox(label="Tips (numbered list)", lines=14, elem_id="mae-tips")
+                        tips = gr.Textbox(label="Tips (numbered list)", lines=12, elem_id="mae-tips")
                         save_tips = gr.Button("Save Tips", elem_id="mae-save-tips")
                     with gr.Column():
-                        shortcut_table = gr.Dataframe(
-                            headers=memory_tab.SHORTCUT_COLUMNS,
-                            interactive=False,
-                            wrap=True,
-                            label="Shortcuts and their usage",
-                            elem_id="mae-shortcut-table",
-                            column_widths=["22%", "16%", "9%", "7%", "10%", "9%", "8%", "19%"],
-                        )
                         shortcuts_json = gr.Code(
-                            language="json", label="Shortcuts (JSON)", elem_id="mae-shortcuts", max_lines=24
+                            language="json", label="Shortcuts (JSON)", elem_id="mae-shortcuts", max_lines=16
                         )
                         save_shortcuts = gr.Button(
                             "Validate and save Shortcuts", elem_id="mae-save-shortcuts"
                         )
+                shortcut_table = gr.Dataframe(
+                    headers=memory_tab.SHORTCUT_COLUMNS,
+                    interactive=False,
+                    wrap=True,
+                    label="Shortcuts and their usage",
+                    elem_id="mae-shortcut-table",
+                    column_widths=["18%", "14%", "8%", "7%", "9%", "8%", "7%", "29%"],
+                )
                 mem_status = gr.Markdown(elem_id="mae-memory-status")
                 with gr.Accordion("Import / export", open=False), gr.Row():
                     import_tips = gr.File(label="Tips file (.txt)", file_types=[".txt"], type="filepath")
@@ -807,7 +807,20 @@ def main(argv: list[str] | None = None) -> None:
         options = server_options(args).launch_kwargs()
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
         raise SystemExit(f"error: {exc}") from None
-    launch(build_demo(backend), **options)
+    try:
+        launch(build_demo(backend), **options)
+    except OSError as exc:  # Gradio says "Cannot find empty port in range: 7860-7860. ..."
+        if "port" not in str(exc).lower():
+            raise
+        raise SystemExit(port_in_use(options["server_name"], options["server_port"])) from None
+
+
+def port_in_use(host: str, port: int) -> str:
+    """The one line shown when the port is taken."""
+    return (
+        f"error: port {port} on {host} is already in use (another demo running?): start with "
+        f"`python app.py --port {port + 1}` or another free port."
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from mae.memory.shortcuts import (
     dump_shortcuts,
     shortcut_entries,
 )
-from mae.ui.session import readable
+from mae.ui.text import readable
 
 SHORTCUT_COLUMNS = ["name", "arguments", "status", "calls", "successes", "failures", "streak", "description"]
 HISTORY_COLUMNS = ["version", "time", "author", "summary", "changes"]

@@ -8,7 +8,6 @@ app, a scripted one in tests) that receives the hooks the loop needs.
 from __future__ import annotations
 
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mae.events import Event, EventListener
+from mae.ui.text import readable
 
 DEFAULT_APPROVAL_TIMEOUT_S = 300.0
 
@@ -177,24 +177,6 @@ class RunController:
     def join(self, timeout_s: float | None = None) -> None:
         if self._thread is not None:
             self._thread.join(timeout_s)
-
-
-_CLASS_PREFIX = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception|Problem)|Exception):\s*")
-_HEADER = re.compile(r"#{2,}\s*([^#\n]+?)\s*#{2,}")
-_TEMP_PATH = re.compile(r"(?:/tmp|/var/folders|/private/var)(?:/[^\s:'\"]+)*/([^/\s:'\"]+)")
-
-
-def readable(text: str) -> str:
-    """``text`` as a person should read it: no class names, no raw reply headers (``### Plan ###``
-    becomes “Plan”), no server temp paths (only the file's name), ending in a full stop."""
-    text = _CLASS_PREFIX.sub("", text.strip())
-    text = _HEADER.sub(lambda m: f"“{m.group(1).strip()}”", text)
-    text = _TEMP_PATH.sub(lambda m: m.group(1), text)
-    if text and text[0].islower() and text.split(" ", 1)[0].isalpha():
-        text = text[0].upper() + text[1:]
-    if text and text[-1] not in '.!?…)”"`':
-        text += "."
-    return text
 
 
 def error_message(exc: BaseException) -> str:

@@ -36,4 +36,9 @@ CSS = """
   border: 1px solid var(--border-color-primary); }
 .mae-bar > div { height: 100%; background: #6366f1; transition: width .3s; }
 #mae-approval { border: 2px solid #f59e0b; border-radius: 10px; padding: 8px; }
+#mae-shortcut-table th *, #mae-memory-history th *, #mae-runs-table th * { word-break: normal !important;
+  overflow-wrap: normal !important; hyphens: none; }
+#mae-shortcut-table td *, #mae-memory-history td *, #mae-runs-table td * { word-break: normal !important;
+  overflow-wrap: break-word !important; hyphens: none; }
+#mae-phone-controls button { min-width: 0; }
 """

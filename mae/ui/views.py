@@ -15,6 +15,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from mae.events import Event
+from mae.ui.text import readable
 
 Box = tuple[str, tuple[int, int, int, int]]
 """One Perceptor element as drawn: ``(kind, (x1, y1, x2, y2))``."""
@@ -331,7 +332,7 @@ def _stage_html(record: StageRecord) -> str:
         meta += f" · {record.tokens} tok"
     body = _field_rows(record.stage, record.result)
     if record.problem:
-        body += f'<div class="mae-warn">corrected once: {html.escape(record.problem)}</div>'
+        body += f'<div class="mae-warn">Corrected once: {html.escape(readable(record.problem))}</div>'
     return (
         f'<div class="mae-stage mae-stage-{html.escape(record.stage)}">'
         f'<div class="mae-stage-head"><b>{html.escape(label)}</b><span class="mae-time">{meta}</span></div>'
@@ -376,7 +377,7 @@ def step_html(record: StepRecord, live_stage: str | None = None) -> str:
         verdict = "approved" if record.approval else "rejected"
         parts.append(f'<div class="mae-note">Sensitive action {verdict} by the user.</div>')
     for message in record.warnings:
-        parts.append(f'<div class="mae-warn">⚠ {html.escape(message)}</div>')
+        parts.append(f'<div class="mae-warn">⚠ {html.escape(readable(message))}</div>')
     if live_stage:
         label = STAGE_LABELS.get(live_stage, live_stage)
         parts.append(f'<div class="mae-live">{html.escape(label)} is working…</div>')
@@ -491,9 +492,9 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
         text += f"\n\nSelf-evolution: {view.experience.result.get('summary', 'done')}"
     message = str(data.get("message") or "")
     if message and not data.get("finished") and message.lower() not in exit_text(reason).lower():
-        text += f"\n\n{message}"
+        text += f"\n\n{readable(message)}"
     if view.warnings and not data.get("finished"):
-        text += f"\n\n⚠ {view.warnings[-1]}"
+        text += f"\n\n⚠ {readable(view.warnings[-1])}"
     return text
 
 

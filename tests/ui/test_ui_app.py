@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
 from ui_testkit import make_backend, settings_for
 
 from mae.device.virtual import VirtualPhone

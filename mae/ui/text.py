@@ -1,0 +1,22 @@
+"""Messages as a person reads them: sentences, without class names, reply headers or server paths."""
+
+from __future__ import annotations
+
+import re
+
+_CLASS_PREFIX = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception|Problem)|Exception):\s*")
+_HEADER = re.compile(r"#{2,}\s*([^#\n]+?)\s*#{2,}")
+_TEMP_PATH = re.compile(r"(?:/tmp|/var/folders|/private/var)(?:/[^\s:'\"]+)*/([^/\s:'\"]+)")
+
+
+def readable(text: str) -> str:
+    """``text`` as a person should read it: no class names, no raw reply headers (``### Plan ###``
+    becomes “Plan”), no server temp paths (only the file's name), ending in a full stop."""
+    text = _CLASS_PREFIX.sub("", text.strip())
+    text = _HEADER.sub(lambda m: f"“{m.group(1).strip()}”", text)
+    text = _TEMP_PATH.sub(lambda m: m.group(1), text)
+    if text and text[0].islower() and text.split(" ", 1)[0].isalpha():
+        text = text[0].upper() + text[1:]
+    if text and text[-1] not in '.!?…)”"`':
+        text += "."
+    return text
