@@ -17,6 +17,6 @@ def readable(text: str) -> str:
     text = _TEMP_PATH.sub(lambda m: m.group(1), text)
     if text and text[0].islower() and text.split(" ", 1)[0].isalpha():
         text = text[0].upper() + text[1:]
-    if text and text[-1] not in '.!?…)”"`':
+    if text and text[-1] not in ".!?…":
         text += "."
     return text

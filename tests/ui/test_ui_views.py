@@ -165,13 +165,15 @@ def test_failed_exit_shows_reason_message_and_last_warning() -> None:
                 "steps": 1,
                 "seconds": 1.0,
                 "totals": {},
-                "message": "no API key",
+                "message": "ModelError: Manager: write each section under its header: ### Plan ###",
             },
         ),
     ]
     view = fold(events)
     status = status_markdown(view)
-    assert "Ended" in status and "model provider failed" in status and "no API key" in status
+    assert "Ended" in status and "model provider failed" in status
+    assert "Manager: write each section under its header: “Plan”." in status  # a sentence, no class name
+    assert "ModelError" not in status and "###" not in status
     stopped = fold([Event("run_finished", data={"exit_reason": "stopped", "message": "stopped by the user"})])
     assert status_markdown(stopped).count("stopped by the user") == 1
     assert "OCR slow" in status
