@@ -97,3 +97,34 @@ def test_a_run_without_screens_has_no_gif_and_a_partial_log_still_loads(tmp_path
         history.export_gif(broken, tmp_path)
     assert history.load_replay(tmp_path / "missing") is None
     assert history.run_info(broken) is not None and history.run_info(broken).started <= time.time()
+
+
+def test_a_graded_run_shows_its_score_and_curve(run_dir: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from mae.ui.export import export_html
+
+    ungraded = history.run_info(run_dir)
+    assert ungraded is not None and ungraded.score is None and ungraded.row()[-1] == "not graded"
+    assert ungraded.row()[1:4] == ["Open Notes, then go home", "the agent finished the task", ungraded.steps]
+
+    # an evaluation folder: results.jsonl names the run; its curve is the SSS after each step
+    evaluation = tmp_path / "eval"
+    copy = evaluation / "runs" / run_dir.name
+    shutil.copytree(run_dir, copy)
+    record = {"run_dir": str(copy), "curve": [0.0, 0.5, 1.0], "rubrics": ["Notes opened", "Home"]}
+    record["final_passed"] = [True, True]
+    (evaluation / "results.jsonl").write_text("not json\n" + json.dumps(record) + "\n")
+    graded = history.run_info(copy)
+    assert graded is not None and graded.score == 1.0 and graded.row()[-1] == "100%"
+    page = export_html(copy, tmp_path).read_text()
+    assert 'id="mae-sss-curve"' in page and "Satisfaction Score: 100%" in page and "✔ Notes opened" in page
+    assert page.count("<polyline") == 1 and page.count("<circle") == 3
+
+    plain = export_html(run_dir, tmp_path / "plain" if (tmp_path / "plain").mkdir() is None else tmp_path)
+    text = plain.read_text()
+    assert "mae-sss-curve" not in text and text.count("data:image/jpeg;base64,") == 3
+    assert 'id="mae-step-1"' in text and 'id="mae-step-2"' in text and "http://" not in text
+    with pytest.raises(ValueError, match="not a run folder"):
+        export_html(tmp_path / "nothing-here", tmp_path)
