@@ -146,8 +146,7 @@ def fresh_start(device: Device) -> None:
     close_apps = getattr(device, "clear_recents", None)
     if callable(close_apps):
         close_apps()
-    else:
-        device.home()
+    device.home()  # through the Device API, so the phone redraws its screen
     device.settle()
 
 

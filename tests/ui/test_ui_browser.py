@@ -420,8 +420,17 @@ def test_a_reload_reattaches_to_the_run_and_it_finishes(
     run_dir = max((demo_server.backend.log_dir).iterdir(), key=lambda p: p.stat().st_mtime)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["exit_reason"] == "finished"
-    first_screen = demo_server.phone  # the first action saw the home screen, not the Notes left open
-    assert first_screen.screen_name == "home"
+    # the first action was chosen on the home screen (fresh start), not on the Notes left open
+    home, notes = VirtualPhone(), VirtualPhone()
+    notes.open_app("Notes")
+    with Image.open(next(run_dir.glob("step_001_before.*"))) as handle:
+        first = handle.convert("RGB").crop((0, 200, 1080, 1800))
+
+    def distance(phone: VirtualPhone) -> float:
+        other = phone.screenshot().crop((0, 200, 1080, 1800)).resize(first.size)
+        return sum(abs(a - b) for a, b in zip(first.tobytes()[::97], other.tobytes()[::97], strict=False))
+
+    assert distance(home) < distance(notes) / 2
 
 
 def test_a_refused_shortcut_save_changes_nothing(page: object, demo_server: DemoServer) -> None:

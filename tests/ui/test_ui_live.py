@@ -81,7 +81,10 @@ def test_idle_stop_setting() -> None:
     ("raw", "shown"),
     [
         ("ConfigError: the custom backbone needs a base URL", "The custom backbone needs a base URL."),
-        ("Cannot start: DeviceBusyError: device 'virtual' is busy", "Cannot start: device 'virtual' is busy."),
+        (
+            "Cannot start: DeviceBusyError: device 'virtual' is busy",
+            "Cannot start: device 'virtual' is busy.",
+        ),
         (
             "write each section under its header: ### Plan ### and ### Current Subgoal ###",
             "Write each section under its header: “Plan” and “Current Subgoal”.",
