@@ -285,6 +285,9 @@ def test_a_sensitive_action_waits_for_approval(page: object, demo_server: DemoSe
         expect(page.locator("#mae-status")).to_contain_text("Waiting for your approval")
         assert demo_server.phone.current_app is not None  # still in Notes: nothing ran yet
         shot(page, "approval")
+        # the run is paused: manual control works meanwhile (the run waits for the answer)
+        page.locator("#mae-manual-back").click()  # type: ignore[attr-defined]
+        expect(page.locator("#mae-manual-status")).to_contain_text("Did Back()")
         page.locator("#mae-approve").click()  # type: ignore[attr-defined]
         expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
         server.assert_done()
@@ -499,3 +502,27 @@ def test_the_exported_html_opens_offline_and_shows_every_step(
         exported.screenshot(path=str(ARTIFACTS / "exported-html.png"), full_page=True)
     finally:
         offline.close()
+
+
+def test_an_executed_step_counts_even_when_the_notetaker_reply_is_unusable(
+    page: object, demo_server: DemoServer
+) -> None:
+    from playwright.sync_api import expect
+
+    unusable = "I am not sure what to note here."
+    script = Script(
+        manager=[manager("Open the Notes app")],
+        operator=[operator({"name": "Open_App", "arguments": {"app_name": "Notes"}}, "Notes opens")],
+        reflector=[reflector("Notes is open")],
+        notetaker=[unusable, unusable],
+    )
+    with FakeModelServer() as server:
+        script.load(server)
+        start_run(page, server, "Open Notes")
+        status = page.locator("#mae-status")
+        expect(status).to_contain_text("Ended", timeout=TIMEOUT_MS)
+        expect(status).to_contain_text("1 step ·")
+    message = status.inner_text()  # type: ignore[attr-defined]
+    assert "Error:" not in message and "###" not in message and "/tmp/" not in message
+    expect(page.locator("#mae-progress")).to_contain_text("Step 1 of")
+    shot(page, "unusable-notetaker")
