@@ -629,8 +629,14 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
 
         def then_reload(action: Callable[..., str]) -> Callable[..., tuple[Any, ...]]:
+            """Run ``action``; reload the editors only when it changed something (a refusal keeps the
+            text being edited)."""
+
             def handler(*args: Any) -> tuple[Any, ...]:
-                return (action(*args), *memory_values())
+                message = action(*args)
+                if message.startswith("✖"):
+                    return (message, *[gr.skip()] * len(mem_outputs))
+                return (message, *memory_values())
 
             return handler
 
