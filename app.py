@@ -85,6 +85,8 @@ MANUAL_BUSY = (
     "A run is operating this phone: manual control works once it has ended, while it waits for an "
     "approval, or after Stop."
 )
+LIVE_RETRY_S = 10.0
+"""After a failed live refresh (phone unplugged, adb down), seconds before the next try."""
 SETTINGS_KEY = "mae-demo-settings"
 """Browser storage key of the remembered (non-secret) settings."""
 
@@ -447,6 +449,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             try:
                 screen = backend.pool.get(device_name).screenshot()
                 tab.set_picture(screen)
+                tab.quiet_until = 0.0
                 if tab.show_boxes:
                     tab.refresh(lambda: screen, perceptor, force=True)
                 return tab, tab.shown(), MANUAL_HINT
@@ -455,7 +458,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         def on_tick(tab: TabState | None, device_name: str) -> Any:
             """The live view: a new picture when the phone changed (idle, or between a run's steps)."""
-            if tab is None:
+            if tab is None or time.monotonic() < tab.quiet_until:
                 return gr.skip()
             run = registry.active(device_name or VIRTUAL)
             if run is not None:
@@ -465,7 +468,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             try:
                 screen = backend.pool.get(device_name or VIRTUAL).screenshot
                 changed = tab.refresh(screen, perceptor if tab.show_boxes and run is None else None)
-            except Exception:  # an unplugged phone: the picker and manual control say so
+            except Exception:  # an unplugged phone: the picker and manual control say so; retry later
+                tab.quiet_until = time.monotonic() + LIVE_RETRY_S
                 return gr.skip()
             return tab.shown() if changed else gr.skip()
 

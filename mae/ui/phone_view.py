@@ -44,6 +44,8 @@ class TabState:
     run: LiveRun | None = None
     picture: Picture | None = None
     show_boxes: bool = False
+    quiet_until: float = 0.0
+    """After a failed live refresh (an unplugged phone), the live view waits until then (monotonic)."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def shown(self) -> Image.Image | None:
