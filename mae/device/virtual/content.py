@@ -61,10 +61,15 @@ class Review(BaseModel):
     date: str = ""
 
 
+RealismTag = Literal["", "sponsored", "near_duplicates", "out_of_stock"]
+"""Content shown only when that realism feature is on (see ``mae.device.virtual.realism``)."""
+
+
 class Place(BaseModel):
     """A point of interest in Maps."""
 
     id: str
+    realism: RealismTag = ""
     name: str
     category: str
     tags: list[str] = Field(default_factory=list)
@@ -96,6 +101,7 @@ class ProductImage(BaseModel):
 
 class Product(BaseModel):
     id: str
+    realism: RealismTag = ""
     title: str
     price: float
     was_price: float | None = None
