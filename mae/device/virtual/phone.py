@@ -21,7 +21,7 @@ from mae.device.virtual.canvas import Canvas, Frame, Layer
 from mae.device.virtual.content import AppSpec, Content, load_content
 from mae.device.virtual.state import CartItem, Event, LogEntry, Note, PhoneState, Route
 from mae.errors import ActionError, ConfigError
-from mae.perception.elements import Element
+from mae.perception.elements import Box, Element
 
 LAUNCHER = "com.mae.launcher"
 PILLOW_BLOCKS = 4
@@ -331,6 +331,18 @@ class VirtualPhone(keyboard.KeyHandler):
             if self._frame is frame:  # an action during the paint made this frame stale: don't cache it
                 self._image = image
         return image.copy()
+
+    def tap_targets(self) -> list[tuple[str, Box]]:
+        """Label and pixel box of every tappable region on screen, bottom-most first (for tooling)."""
+        return [(t.label, t.box) for t in self._frame.targets]
+
+    def scroll_box(self) -> Box | None:
+        """Pixel box of the screen's scrolling list, if it has one."""
+        return self._frame.scroll.box if self._frame.scroll is not None else None
+
+    def seen_now(self) -> list[str]:
+        """Grading keys of the list rows on screen right now."""
+        return list(self._frame.seen)
 
     def ground_truth(self) -> list[Element]:
         """Every text and icon drawn on the current screen, with its box."""
