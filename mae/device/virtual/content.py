@@ -151,6 +151,7 @@ class WebPage(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     body: list[str] = Field(default_factory=list)
     links: list[WebLink] = Field(default_factory=list)
+    listed: bool = Field(default=True, description="found by the search engine (False: only through links)")
     opens: str = ""
 
 

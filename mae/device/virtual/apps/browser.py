@@ -50,7 +50,7 @@ class BrowserApp(App):
     def web_results(self, query: str) -> list[WebPage]:
         scored = []
         for index, page in enumerate(self.host.content.browser.web):
-            if page.realism and not self.host.realism.on(page.realism):
+            if not page.listed or (page.realism and not self.host.realism.on(page.realism)):
                 continue
             score = match_score(query, " ".join([page.title, page.snippet, *page.keywords]))
             if score:

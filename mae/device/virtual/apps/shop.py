@@ -146,14 +146,13 @@ class ShopApp(App):
             c.tap((0, y, c.dw, y + ROW_H), lambda p=product.id: self.open_product(p), product.title)  # type: ignore[misc]
             self._picture(c, (48, y + 40, 288, y + 280), product)
             ty = y + 60
-            if product.realism == "sponsored":
-                c.text(320, y + 30, "Sponsored", size=theme.SMALL, color=theme.TEXT_2, anchor="lm")
-                ty += 40
             for line in c.wrap(product.title, theme.BODY, c.dw - 368, max_lines=2):
                 c.text(320, ty, line, size=theme.BODY, anchor="lm")
                 ty += 56
             self._rating(c, 320, y + 180, product)
             self._price(c, 320, y + 255, product)
+            if product.realism == "sponsored":
+                c.text(c.dw - 48, y + 255, "Sponsored", size=theme.SMALL, color=theme.TEXT_2, anchor="rm")
             if product.badge:
                 self._badge(c, 320, y + 310, product.badge)
             widgets.divider(c, y + ROW_H - 2)
