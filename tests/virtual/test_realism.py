@@ -114,7 +114,9 @@ def test_not_now_dismisses_the_nag() -> None:
 
 
 def test_search_results_load_behind_a_spinner() -> None:
-    phone = VirtualPhone(realism_settings=Realism(enabled=True, popups=False, sign_in_nag=False, slow_open=False))
+    phone = VirtualPhone(
+        realism_settings=Realism(enabled=True, popups=False, sign_in_nag=False, slow_open=False)
+    )
     _search_maps(phone, "korean restaurants champaign")
     assert phone.realism.busy("Maps") == "spinner"
     assert any(e.text == "loading spinner" for e in phone.ground_truth())
@@ -176,7 +178,9 @@ def test_out_of_stock_item_cannot_go_in_the_cart() -> None:
 
 
 def test_keyboard_covers_the_lower_part_of_the_app() -> None:
-    covered = VirtualPhone(realism_settings=Realism(enabled=True, popups=False, sign_in_nag=False, loading=False))
+    covered = VirtualPhone(
+        realism_settings=Realism(enabled=True, popups=False, sign_in_nag=False, loading=False)
+    )
     plain = VirtualPhone()
     bottoms = {}
     for name, phone in (("covered", covered), ("plain", plain)):
