@@ -224,7 +224,8 @@ def load_task_suite(
 
     ``realism`` replaces every task's own realism setting (e.g. ``Realism(enabled=True, seed=7)`` for
     the whole suite, ``Realism()`` to switch it off); tasks with a plan then get their reference
-    actions compiled again for it.
+    actions compiled again for it. Tasks without a plan (the ``basic`` suite) keep their stored
+    reference actions, written for a phone without realism.
     """
     if suite not in SUITE_FILES:
         raise ConfigError(f"no virtual suite {suite!r}; choose one of: {', '.join(SUITE_FILES)}")
