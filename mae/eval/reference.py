@@ -26,7 +26,7 @@ from mae.errors import MaeError
 Reason = Literal["plan", "dismiss", "wait", "scroll", "keyboard"]
 MAX_SCROLLS = 30
 MAX_CLEARS = 12
-WAIT_S = 2
+WAIT_S = 3
 NAV_LABELS = ("back button", "home button", "recent apps button")
 
 
