@@ -225,25 +225,29 @@ def load_task_suite(
     ``realism`` replaces every task's own realism setting (e.g. ``Realism(enabled=True, seed=7)`` for
     the whole suite, ``Realism()`` to switch it off); tasks with a plan then get their reference
     actions compiled again for it. Tasks without a plan (the ``basic`` suite) keep their stored
-    reference actions, written for a phone without realism.
+    reference actions, written for a phone without realism. Tasks with a plan that a user file adds
+    or changes are compiled too.
     """
     if suite not in SUITE_FILES:
         raise ConfigError(f"no virtual suite {suite!r}; choose one of: {', '.join(SUITE_FILES)}")
     raw = read_json(SUITE_FILES[suite])
+    user_ids: set[str] = set()
     if data_dir is not None and (Path(data_dir) / USER_TASKS_FILE).is_file():
-        raw = merge(raw, read_json(Path(data_dir) / USER_TASKS_FILE))
+        user = read_json(Path(data_dir) / USER_TASKS_FILE)
+        entries = user.get("tasks", []) if isinstance(user, dict) else []
+        user_ids = {t.get("task_id", "") for t in entries if isinstance(t, dict)}
+        raw = merge(raw, user)
     try:
         tasks = TaskFile.model_validate(raw).tasks
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"virtual task suite is invalid at {where}: {first['msg']}") from None
-    if realism is None:
-        return tasks
     out = []
     for task in tasks:
-        task = task.model_copy(update={"realism": realism})
-        if task.plan:
+        if realism is not None:
+            task = task.model_copy(update={"realism": realism})
+        if task.plan and (realism is not None or task.task_id in user_ids):
             task.reference_actions = [a.text for a in task.compile_reference()]
         out.append(task)
     return out

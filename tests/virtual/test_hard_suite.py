@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +157,18 @@ def test_unknown_suite_and_bad_plan_step_are_clear_errors() -> None:
         compile_plan(["fly to the moon"], VirtualPhone())
     with pytest.raises(PlanError, match="could not find"):
         compile_plan(["open Notes", "tap No such button"], VirtualPhone())
+
+
+def test_bad_realism_in_a_user_task_file_is_a_clear_error(tmp_path: Path) -> None:
+    task = json.loads(HARD_TASKS_FILE.read_text())["tasks"][0]
+    task["realism"] = {"enabled": True, "loading_s": [5, 1]}
+    (tmp_path / "tasks.json").write_text(json.dumps({"tasks": [task]}))
+    with pytest.raises(ConfigError, match=r"realism.*loading_s"):
+        load_task_suite(tmp_path, suite="hard")
+    task["realism"] = {"enabled": True, "seed": 99}
+    (tmp_path / "tasks.json").write_text(json.dumps({"tasks": [task]}))
+    suite = {t.id: t for t in load_task_suite(tmp_path, suite="hard")}
+    changed = suite[task["task_id"]]
+    assert changed.realism.seed == 99
+    assert changed.grade(_run(changed, changed.reference_actions)).score == 1.0
+    assert len(suite) == len(HARD)

@@ -24,7 +24,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from mae.device.virtual import icons, theme
 from mae.device.virtual.canvas import Canvas
@@ -53,6 +53,13 @@ class Realism(BaseModel):
     out_of_stock: bool = True
     keyboard_covers: bool = True
     loading_s: tuple[int, int] = Field(default=(1, 3), description="range of loading delays (seconds)")
+
+    @model_validator(mode="after")
+    def _delays(self) -> Realism:
+        low, high = self.loading_s
+        if not 0 <= low <= high <= 30:
+            raise ValueError(f"loading_s must be seconds with 0 <= low <= high <= 30, not {low}, {high}")
+        return self
 
     def on(self, feature: str) -> bool:
         """Whether ``feature`` (a field name above) is active."""
