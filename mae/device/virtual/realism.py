@@ -99,7 +99,7 @@ class RealismRuntime:
         self._clock = clock
         self.dialogs: list[Dialog] = []
         self.opened: set[str] = set()
-        self.searched: set[str] = set()
+        self.searches: dict[str, int] = {}
         self.busy_until: dict[str, float] = {}
         self.busy_kind: dict[str, str] = {}
         self.dismissed: list[str] = []
@@ -131,12 +131,12 @@ class RealismRuntime:
             return
         if self.on("loading"):
             low, high = self.settings.loading_s
-            count = sum(1 for k in self.busy_kind if k.startswith(app))
+            count = self.searches.get(app, 0)
             delay = self.settings.rng("loading", app, str(count)).randint(low, high)
             self._busy(app, "spinner", delay)
-        if self.on("sign_in_nag") and app not in self.searched:
+        if self.on("sign_in_nag") and app not in self.searches:
             self.dialogs.append(self._nag(app))
-        self.searched.add(app)
+        self.searches[app] = self.searches.get(app, 0) + 1
 
     def _busy(self, app: str, kind: str, seconds: int) -> None:
         self.busy_until[app] = self._clock() + seconds + 1  # the action that starts it takes a second
