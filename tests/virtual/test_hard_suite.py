@@ -172,3 +172,13 @@ def test_bad_realism_in_a_user_task_file_is_a_clear_error(tmp_path: Path) -> Non
     assert changed.realism.seed == 99
     assert changed.grade(_run(changed, changed.reference_actions)).score == 1.0
     assert len(suite) == len(HARD)
+
+
+def test_reference_compiles_for_another_screen_size() -> None:
+    task = BY_ID["h_chinese_ohare_x_route"]
+    actions = [a.text for a in task.compile_reference(720, 1560)]
+    assert actions != task.reference_actions  # other coordinates
+    phone = VirtualPhone(720, 1560)
+    task.prepare(phone)
+    task.replay(phone, actions)
+    assert task.grade(phone).score == 1.0
