@@ -14,8 +14,8 @@ from ``seed`` and the app's label, so two phones with the same setting behave id
 - ``keyboard_covers``: the keyboard is drawn over the app instead of the app shrinking above it, so
   fields and buttons low on the screen are hidden until the keyboard is closed (Back).
 
-A dialog blocks every tap outside it (the tap lands on the dimmed scrim and does nothing) until it is
-dismissed; the navigation bar stays usable, and Back dismisses the top dialog.
+A dialog blocks every tap outside it (the tap lands on the scrim and does nothing: the app behind is
+not laid out) until it is dismissed; the navigation bar stays usable, and Back dismisses the top dialog.
 """
 
 from __future__ import annotations
@@ -230,9 +230,8 @@ def draw_busy(c: Canvas, kind: str, top: float, bottom: float) -> None:
 
 
 def draw_dialog(c: Canvas, dialog: Dialog, top: float, bottom: float) -> None:
-    """Dim the app, block taps beneath, and draw ``dialog`` with its buttons."""
+    """A scrim over the app (which is not drawn: nothing beneath can be tapped) and ``dialog``."""
     c.rect((0, top, c.dw, bottom), SCRIM)
-    c.tap((0, top, c.dw, bottom), lambda: None, "outside the dialog")
     width = c.dw - 2 * 90
     lines = c.wrap(dialog.body, theme.BODY, width - 120) if dialog.body else []
     title_lines = c.wrap(dialog.title, theme.LARGE, width - 200)
