@@ -14,14 +14,15 @@ from pathlib import Path
 
 from PIL import Image
 
-from mae.device.virtual import keyboard, realism, system, theme
+from mae.device.virtual import keyboard, system, theme
 from mae.device.virtual.apps import make_app
 from mae.device.virtual.apps.base import App, TextField
 from mae.device.virtual.canvas import Canvas, Frame, Layer
 from mae.device.virtual.content import AppSpec, Content, load_content
+from mae.device.virtual.realism import Realism, RealismRuntime, draw_busy, draw_dialog
 from mae.device.virtual.state import CartItem, Event, LogEntry, Note, PhoneState, Route
 from mae.errors import ActionError, ConfigError
-from mae.perception.elements import Box, Element
+from mae.perception.elements import Element
 
 LAUNCHER = "com.mae.launcher"
 PILLOW_BLOCKS = 4
@@ -39,7 +40,7 @@ class VirtualPhone(keyboard.KeyHandler):
         width: int = 1080,
         height: int = 2340,
         data_dir: str | Path | None = None,
-        realism_settings: realism.Realism | None = None,
+        realism_settings: Realism | None = None,
     ) -> None:
         if width < 360 or height < 640:
             raise ConfigError(f"virtual screen {width}x{height} is too small; use at least 360x640")
@@ -49,11 +50,11 @@ class VirtualPhone(keyboard.KeyHandler):
         self.content: Content = load_content(Path(data_dir).resolve() if data_dir else None)
         self._specs = {spec.label: spec for spec in self.content.apps.apps}
         self._layers: dict[str, Layer] = {}
-        self.realism_settings = realism_settings or realism.Realism()
+        self.realism_settings = realism_settings or Realism()
         self.reset()
 
-    def set_realism(self, settings: realism.Realism) -> None:
-        """Use ``settings`` (see ``realism.Realism``) from now on, starting again from a clean phone."""
+    def set_realism(self, settings: Realism) -> None:
+        """Use realism ``settings`` from now on, starting again from a clean phone."""
         self.realism_settings = settings
         self.reset()
 
@@ -70,7 +71,7 @@ class VirtualPhone(keyboard.KeyHandler):
         self.events: list[Event] = []
         self.seen: dict[str, None] = {}
         self.clock_s = 0.0
-        self.realism = realism.RealismRuntime(self.realism_settings, lambda: self.clock_s)
+        self.realism = RealismRuntime(self.realism_settings, lambda: self.clock_s)
         self.apps: dict[str, App] = {label: make_app(spec, self) for label, spec in self._specs.items()}
         self.foreground: str = ""
         self.recents: list[str] = []
@@ -260,13 +261,13 @@ class VirtualPhone(keyboard.KeyHandler):
             if keys_top < bottom and not covers:
                 self._keyboard(c, keys_top)
             if busy:
-                realism.draw_busy(c, busy, theme.STATUS_H, bottom)
+                draw_busy(c, busy, theme.STATUS_H, bottom)
             elif dialog is None:  # a dialog hides the app behind an opaque scrim
                 app.build(c, theme.STATUS_H, bottom if covers else keys_top)
             if keys_top < bottom and covers:
                 self._keyboard(c, keys_top)
             if dialog is not None:
-                realism.draw_dialog(c, dialog, theme.STATUS_H, bottom)
+                draw_dialog(c, dialog, theme.STATUS_H, bottom)
             status_bg = app.status_color
         system.status_bar(c, self.clock_text(), status_bg)
         system.nav_bar(c, self)
@@ -331,18 +332,6 @@ class VirtualPhone(keyboard.KeyHandler):
             if self._frame is frame:  # an action during the paint made this frame stale: don't cache it
                 self._image = image
         return image.copy()
-
-    def tap_targets(self) -> list[tuple[str, Box]]:
-        """Label and pixel box of every tappable region on screen, bottom-most first (for tooling)."""
-        return [(t.label, t.box) for t in self._frame.targets]
-
-    def scroll_box(self) -> Box | None:
-        """Pixel box of the screen's scrolling list, if it has one."""
-        return self._frame.scroll.box if self._frame.scroll is not None else None
-
-    def seen_now(self) -> list[str]:
-        """Grading keys of the list rows on screen right now."""
-        return list(self._frame.seen)
 
     def ground_truth(self) -> list[Element]:
         """Every text and icon drawn on the current screen, with its box."""
@@ -451,6 +440,18 @@ class VirtualPhone(keyboard.KeyHandler):
 
     def installed_apps(self) -> dict[str, str]:
         return {label: spec.package for label, spec in self._specs.items()}
+
+    def tap_targets(self) -> list[tuple[str, tuple[int, int, int, int]]]:
+        """Label and pixel box of every tappable region on screen, bottom-most first (for tooling)."""
+        return [(t.label, t.box) for t in self._frame.targets]
+
+    def scroll_box(self) -> tuple[int, int, int, int] | None:
+        """Pixel box of the screen's scrolling list, if it has one."""
+        return self._frame.scroll.box if self._frame.scroll is not None else None
+
+    def seen_now(self) -> list[str]:
+        """Grading keys of the list rows on screen right now."""
+        return list(self._frame.seen)
 
     def settle(self, timeout_s: float = 3.0) -> float:
         """Rendering is synchronous: the screen is always settled."""
