@@ -10,6 +10,8 @@ from mae.actions import INITIAL_SHORTCUTS, Shortcut
 from mae.agents.e_agent import MobileAgentE
 from mae.agents.operator import ShortcutGuard
 from mae.agents.strategy import AgentStrategy
+from mae.agents.v1 import MobileAgentV1
+from mae.agents.v2 import MobileAgentV2
 from mae.errors import ConfigError
 
 AgentName = Literal["e", "v2", "v1"]
@@ -45,4 +47,8 @@ def make_agent(name: str, options: EOptions) -> AgentStrategy:
             guard=options.guard,
             parallel_notetaker=options.parallel_notetaker,
         )
+    if name == "v2":
+        return MobileAgentV2()
+    if name == "v1":
+        return MobileAgentV1()
     raise ConfigError(f"unknown agent {name!r}: choose one of {', '.join(AGENT_NAMES)}")
