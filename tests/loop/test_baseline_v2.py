@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from baseline_scripting import V2Script, decision_reply, price_on_screen
 from conftest import RunFn
@@ -22,7 +23,7 @@ def act(name: str, **arguments: object) -> str:
 def test_v2_completes_a_multi_app_task_with_its_memory_unit(
     run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
 ) -> None:
-    def tap(text: str) -> object:
+    def tap(text: str) -> Callable[[RecordedRequest], str]:
         return lambda request: act("Tap", **dict(zip("xy", center_of(phone, text), strict=True)))
 
     def note(request: RecordedRequest) -> str:
@@ -45,7 +46,7 @@ def test_v2_completes_a_multi_app_task_with_its_memory_unit(
             note,
             act("Back"),
             act("Stop"),
-        ],  # type: ignore[list-item]
+        ],
         memory=memory,
     )
     fake_server.responder = script
@@ -94,7 +95,9 @@ def test_v2_wrong_page_is_undone_with_back(
     assert "Groceries; coordinates" not in second.split("### Screen ###")[0]
     assert "manager" not in script.requests  # a wrong operation does not enter the history: no planning
     stages = [e.data["stage"] for e in events if e.type == "stage_finished"]
-    assert stages == ["perceive", "decision", "execute", "perceive", "reflection", "undo", "perceive", "decision"]
+    assert stages == [
+        *("perceive", "decision", "execute", "perceive", "reflection", "undo", "perceive", "decision")
+    ]
 
 
 def test_v2_no_change_is_recorded_as_an_error(
@@ -102,7 +105,7 @@ def test_v2_no_change_is_recorded_as_an_error(
 ) -> None:
     phone.open_app("Notes")
     script = V2Script(
-        [lambda r: act("Tap", **dict(zip("xy", center_of(phone, "Notes"), strict=True))), act("Stop")],  # type: ignore[list-item]
+        [lambda r: act("Tap", **dict(zip("xy", center_of(phone, "Notes"), strict=True))), act("Stop")],
         answers=["C"],
     )
     fake_server.responder = script
