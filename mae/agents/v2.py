@@ -40,6 +40,7 @@ class PlanningReply(BaseModel):
 
 class DecisionReply(BaseModel):
     thought: str = ""
+    action: str = ""
     operation: str = ""
     memory: str = ""
     stop: bool = False
@@ -128,7 +129,7 @@ class MobileAgentV2:
                 memory="" if sections["Memory"].strip().rstrip(".").lower() in _NONE else sections["Memory"],
             )
             if _is_stop(sections["Action"]):
-                reply.stop = True
+                reply.stop, reply.action = True, "Stop"
                 return reply
             call, screen_call, steps = validate_action(
                 sections["Action"], shortcuts={}, screen=screen, mapper=mapper
@@ -138,6 +139,7 @@ class MobileAgentV2:
                     call, screen_call, steps, thought=reply.thought, description=reply.operation
                 )
             ]
+            reply.action = str(call)
             return reply
 
         image = [screen.encoded(run.client, role)]
