@@ -135,7 +135,16 @@ class MobileAgentV1:
             action = sections["Action"]
             mapped = parse_v1_action(action, screen)
             if mapped is None:
-                call, screen_call, steps = validate_action(action, shortcuts={}, screen=screen, mapper=mapper)
+                try:
+                    call, screen_call, steps = validate_action(
+                        action, shortcuts={}, screen=screen, mapper=mapper
+                    )
+                except ReplyProblem as exc:
+                    raise ReplyProblem(
+                        "write one operation as listed, e.g. Click text (Settings) or Open app (Notes), or "
+                        f"an atomic operation as JSON ({exc.message})",
+                        "action",
+                    ) from None
                 chosen["action"] = OperatorDecision.from_call(
                     call, screen_call, steps, thought=sections["Thought"], description=sections["Thought"]
                 )
@@ -149,7 +158,12 @@ class MobileAgentV1:
             AGENT, lambda: ask(run.client, ROLE, prompt, image, parse, agent=AGENT, on_turn=run.on_turn)
         )
         if result.value is None and result.problem_kind == "action":
-            return Invalid(_written(result.raw), result.problem or "invalid operation")
+            invalid = Invalid(_written(result.raw), result.problem or "invalid operation")
+            sections = extract_sections(result.raw)
+            entry = HistoryEntry(sections.get("observation", ""), sections.get("thought", ""), invalid.text)
+            entry.result = f"invalid, not executed: {invalid.problem}"
+            self.history.append(entry)
+            return invalid
         reply = require(result, "Mobile-Agent v1")
         self.unchanged = None
         entry = HistoryEntry(reply.observation, reply.thought, reply.action)

@@ -55,7 +55,7 @@ class V1Action:
 
 
 def _unquote(text: str) -> str:
-    return text.strip().strip("\"'“”‘’ ").strip()
+    return text.strip().strip("\"'“”‘’`* ").strip()
 
 
 def _norm(text: str) -> str:

@@ -150,7 +150,7 @@ class MobileAgentV2:
         if result.value is None and result.problem_kind == "action":
             return Invalid(invalid_text(result.raw), result.problem or "invalid action")
         reply = require(result, "Decision agent")
-        if reply.memory:  # the memory unit keeps every piece of focus content noted so far
+        if reply.memory and reply.memory not in memory.notes:  # the memory unit keeps all focus content
             memory.notes = f"{memory.notes}\n{reply.memory}".strip()
         if reply.stop:
             return Finish("the decision agent chose Stop")

@@ -182,3 +182,70 @@ def test_screen_changed_ignores_the_status_bar() -> None:
     typed = before.copy()
     typed.paste((0, 0, 0), (100, 500, 110, 510))
     assert screen_changed(before, typed)
+
+
+def test_v1_reads_replies_the_way_models_write_them(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
+    styled = (
+        "Sure! Let me look at the screen.\n\n## Observation:\nThe home screen.\n\n**Thought**\n\n"
+        '## Thought\nOpen Notes.\n\n## Action\n`Open app ("Notes")`\n'
+    )
+    fake_server.add(styled, "I'm sorry, I can't help with that.", role="operator")
+    fake_server.add(
+        "### Observation ###\nNotes.\n### Thought ###\nDone.\n### Action ###\n**Stop**", role="operator"
+    )
+    fake_server.add("### Completed ###\nyes.", role="operator")
+    result, _ = run("Open Notes", agent="v1")
+    assert result.exit_reason is ExitReason.FINISHED and phone.screen_name == "Notes/list"
+    corrective = fake_server.requests_for("operator")[2].text
+    assert "the reply has no sections" in corrective
+
+
+def test_v1_says_how_to_write_an_operation(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.add(*["### Action ###\nPress the blue button"] * 2, role="operator")
+    result, _ = run("Open Notes", agent="v1", loop={"max_steps": 1})
+    assert result.exit_reason is ExitReason.MAX_STEPS
+    assert result.actions[0].error is not None
+    assert "write one operation as listed, e.g. Click text (Settings)" in result.actions[0].error
+
+
+def test_v1_refusals_and_empty_replies_end_the_run_clearly(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.add("I'm sorry, I can't help with that.", "", role="operator")
+    result, _ = run("Open Notes", agent="v1")
+    assert result.exit_reason is ExitReason.UNUSABLE_REPLY
+    assert result.message.startswith("Mobile-Agent v1: the reply has no sections")
+
+
+@pytest.mark.parametrize("agent", ["v1", "v2"])
+def test_baselines_share_the_loop_exits(
+    agent: str, run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
+    """Repeating the same action and a rejected sensitive action end a baseline like they end E."""
+    phone.open_app("Notes")
+    x, y = next(e.center for e in phone.ground_truth() if e.text == "Notes")
+    tap = f'{{"name": "Tap", "arguments": {{"x": {x}, "y": {y}}}}}'
+    if agent == "v1":
+        fake_server.responder = V1Script([tap])
+    else:
+        from baseline_scripting import V2Script
+
+        fake_server.responder = V2Script([tap], answers=["A"] * 10)
+    result, _ = run("Tap the title", agent=agent, loop={"max_consecutive_errors": 10})
+    assert result.exit_reason is ExitReason.REPEATED_ACTION
+    assert len(result.actions) == 3
+
+    fake_server.responder = None
+    if agent == "v1":
+        fake_server.add(
+            "### Thought ###\nSend the payment now.\n### Action ###\nOpen app (Notes)", role="operator"
+        )
+    else:
+        fake_server.add(
+            '### Thought ###\nGo.\n### Action ###\n{"name": "Home", "arguments": {}}\n'
+            "### Operation ###\nSend the payment now.",
+            role="operator",
+        )
+    result, events = run("Pay", agent=agent, approver=lambda call, description, step: False)
+    assert result.exit_reason is ExitReason.REJECTED
+    assert any(e.type == "approval" and e.data["approved"] is False for e in events)
