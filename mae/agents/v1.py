@@ -134,23 +134,22 @@ class MobileAgentV1:
             sections = require_sections(text, ["Action"], optional=("Observation", "Thought"))
             action = sections["Action"]
             mapped = parse_v1_action(action, screen)
-            if mapped is None:
-                try:
-                    call, screen_call, steps = validate_action(
-                        action, shortcuts={}, screen=screen, mapper=mapper
-                    )
-                except ReplyProblem as exc:
-                    raise ReplyProblem(
-                        "write one operation as listed, e.g. Click text (Settings) or Open app (Notes), or "
-                        f"an atomic operation as JSON ({exc.message})",
-                        "action",
-                    ) from None
-                chosen["action"] = OperatorDecision.from_call(
-                    call, screen_call, steps, thought=sections["Thought"], description=sections["Thought"]
-                )
-            else:
+            if mapped is not None:
                 chosen["action"] = mapped
-            written = mapped.written if mapped else str(chosen["action"].text)  # type: ignore[union-attr]
+                observation, thought = sections["Observation"], sections["Thought"]
+                return V1Reply(observation=observation, thought=thought, action=mapped.written)
+            try:
+                call, screen_call, steps = validate_action(action, shortcuts={}, screen=screen, mapper=mapper)
+            except ReplyProblem as exc:
+                raise ReplyProblem(
+                    "write one operation as listed, e.g. Click text (Settings) or Open app (Notes), or an "
+                    f"atomic operation as JSON ({exc.message})",
+                    "action",
+                ) from None
+            decision = OperatorDecision.from_call(
+                call, screen_call, steps, thought=sections["Thought"], description=sections["Thought"]
+            )
+            chosen["action"], written = decision, decision.text
             return V1Reply(observation=sections["Observation"], thought=sections["Thought"], action=written)
 
         image = [screen.encoded(run.client, ROLE)]
