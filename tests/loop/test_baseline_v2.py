@@ -133,3 +133,21 @@ def test_v2_unusable_reflection_ends_the_run(
     result, _ = run("Open Notes", agent="v2")
     assert result.exit_reason is ExitReason.UNUSABLE_REPLY
     assert result.message.startswith("Reflection agent:")
+
+
+def test_v2_trajectory_replays_with_its_own_agents(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
+    from mae.trajectory import read_steps
+    from mae.ui.history import steps_from_records
+    from mae.ui.views import step_html
+
+    fake_server.responder = V2Script([act("Open_App", app_name="Notes"), act("Stop")])
+    result, _ = run("Open Notes", agent="v2")
+    assert result.run_dir is not None
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    steps = steps_from_records(read_steps(result.run_dir), summary)
+    assert set(steps[1].stages) >= {"decision", "reflection"} and steps[1].outcome == "A"
+    assert set(steps[2].stages) >= {"planning", "decision"}
+    html = step_html(steps[2])
+    assert "Planning Agent" in html and "Task progress" in html and "1 operation(s) done." in html
