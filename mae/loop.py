@@ -175,6 +175,7 @@ class _Runner:
             backbone=self.backbone,
             run_dir=str(self.run_dir),
             max_steps=settings.max_steps,
+            agent=self.agent.name,
         )
         try:
             self.check_stop()
@@ -335,7 +336,7 @@ class _Runner:
         self.writer.write_summary(self.summary("running"))
 
     def summary(self, status: str, reason: ExitReason | None = None, message: str = "") -> dict[str, Any]:
-        return self.stats.summary(
+        summary = self.stats.summary(
             self.memory,
             steps=len(self.memory.actions),
             status=status,
@@ -344,6 +345,7 @@ class _Runner:
             reason=reason,
             message=message,
         )
+        return {**summary, "agent": self.agent.name}
 
     def report_failed_call(self) -> None:
         records = self.stats.records()

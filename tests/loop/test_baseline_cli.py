@@ -24,7 +24,7 @@ def test_cli_runs_v1(
     assert 'action: Open app (Notes) -> Open_App("Notes")' in out and "outcome: A" in out
     assert cli_phone.screen_name == "Notes/list"
     summary = json.loads(next((tmp_path / "runs").iterdir()).joinpath("summary.json").read_text())
-    assert summary["exit_reason"] == "finished"
+    assert summary["exit_reason"] == "finished" and summary["agent"] == "v1"
     assert not (tmp_path / "memory").exists()  # neither read nor written
 
 
