@@ -133,7 +133,7 @@ class MobileAgentV1:
         def parse(text: str) -> V1Reply:
             sections = require_sections(text, ["Action"], optional=("Observation", "Thought"))
             action = sections["Action"]
-            mapped = parse_v1_action(action, screen)
+            mapped = parse_v1_action(action, screen, mapper.to_model)
             if mapped is not None:
                 chosen["action"] = mapped
                 observation, thought = sections["Observation"], sections["Thought"]

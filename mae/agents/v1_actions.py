@@ -9,6 +9,7 @@ perception list (the OCR elements), an icon by the best caption match in the nam
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mae.actions import ActionCall, AtomicAction, resolve_call
@@ -29,6 +30,9 @@ OPERATIONS = """- Open app (App name): open the app with this name from any scre
 - Or an atomic operation as JSON, e.g. {"name": "Tap", "arguments": {"x": 540, "y": 1200}}: Tap(x, y),
   Swipe(x1, y1, x2, y2), Enter(), Switch_App(), Wait()."""
 """The operation list the v1 prompt shows."""
+
+ToModel = Callable[[int, int], tuple[int, int]]
+"""Screen pixels -> the pixels the model answers in."""
 
 MAX_TEXT_MATCHES = 4
 """v1 asks the agent to choose again when a text appears more often than this (too much alike)."""
@@ -62,9 +66,11 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
-def find_text(screen: Screen, wanted: str) -> Element:
-    """The OCR element reading ``wanted`` (exact, else the one containing it); ``ReplyProblem`` when it
-    is missing or appears too often to tell apart (the paper's three cases)."""
+def find_text(screen: Screen, wanted: str, to_model: ToModel | None = None) -> Element:
+    """The OCR element reading ``wanted`` (exact, else the one containing it). The paper's three cases:
+    missing -> ``ReplyProblem`` (choose again); once -> that element; several -> ``ReplyProblem`` (too
+    many alike: choose a more specific text; a few: the candidates' coordinates, in the model's space via
+    ``to_model``, to pick one from with ``Tap(x, y)``)."""
     key = _norm(wanted)
     if not key:
         raise ReplyProblem("Click text needs the text to tap, e.g. Click text (Settings)", "action")
@@ -82,7 +88,19 @@ def find_text(screen: Screen, wanted: str) -> Element:
             "its coordinates with Tap(x, y)",
             "action",
         )
-    return min(matches, key=lambda e: (e.box[1], e.box[0]))  # several: the first in reading order
+    if len(matches) > 1:
+        ordered = sorted(matches, key=lambda e: (e.box[1], e.box[0]))
+        where = "; ".join(f"[{x}, {y}]" for x, y in ((to_model or _same)(*e.center) for e in ordered))
+        raise ReplyProblem(
+            f'"{wanted}" appears {len(matches)} times on the screen, at {where}: pick the one you mean and '
+            "tap it with Tap(x, y)",
+            "action",
+        )
+    return matches[0]
+
+
+def _same(x: int, y: int) -> tuple[int, int]:
+    return x, y
 
 
 def _in_region(element: Element, positions: set[str], size: tuple[int, int]) -> bool:
@@ -123,7 +141,7 @@ def find_icon(screen: Screen, description: str) -> Element:
     return best
 
 
-def parse_v1_action(section: str, screen: Screen) -> V1Action | None:
+def parse_v1_action(section: str, screen: Screen, to_model: ToModel | None = None) -> V1Action | None:
     """The v1 operation in ``section`` mapped to atomic operations in screen pixels; ``None`` when the
     section is not a v1 operation (the caller then reads it as mae's JSON or call syntax)."""
     line = _unquote(section.strip().splitlines()[0]) if section.strip() else ""
@@ -139,7 +157,7 @@ def parse_v1_action(section: str, screen: Screen) -> V1Action | None:
     if op == "openapp":
         call = ActionCall(name="Open_App", arguments={"app_name": arg})
     elif op in ("clicktext", "taptext"):
-        x, y = find_text(screen, arg).center
+        x, y = find_text(screen, arg, to_model).center
         call = ActionCall(name="Tap", arguments={"x": x, "y": y})
     elif op in ("clickicon", "tapicon"):
         x, y = find_icon(screen, arg).center

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from baseline_scripting import V1Script, price_on_screen
+from baseline_scripting import V1Script, price_on_screen, v1_reply
 from conftest import RunFn
 from PIL import Image
 
@@ -161,6 +161,12 @@ def test_v1_operations_map_onto_atomic_operations() -> None:
 
 
 def test_v1_text_and_icon_lookups_explain_what_to_do() -> None:
+    few = _screen(_text("Buy", (0, 900, 100, 940)), _text("Buy", (0, 300, 100, 340)))
+    with pytest.raises(ReplyProblem, match=r"appears 2 times on the screen, at \[50, 320\]; \[50, 920\]"):
+        find_text(few, "Buy")
+    halved = lambda x, y: (x // 2, y // 2)  # noqa: E731  (a model answering in a half-size image)
+    with pytest.raises(ReplyProblem, match=r"at \[25, 160\]; \[25, 460\]: pick the one you mean"):
+        find_text(few, "buy", halved)
     many = _screen(*(_text("Buy", (0, 100 * i, 100, 100 * i + 40)) for i in range(6)))
     with pytest.raises(ReplyProblem, match="appears 6 times"):
         find_text(many, "Buy")
@@ -249,3 +255,28 @@ def test_baselines_share_the_loop_exits(
     result, events = run("Pay", agent=agent, approver=lambda call, description, step: False)
     assert result.exit_reason is ExitReason.REJECTED
     assert any(e.type == "approval" and e.data["approved"] is False for e in events)
+
+
+def test_v1_picks_among_repeated_texts_by_coordinates(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
+    """Two texts alike: the corrective turn lists where they are and the agent taps the one it means."""
+    phone.open_app("Notes")
+    duplicate = next(e for e in phone.ground_truth() if e.text == "Notes")
+    perceptor_elements = [*phone.ground_truth(), duplicate.model_copy(update={"box": (40, 700, 240, 760)})]
+
+    class Doubled:
+        def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
+            return Perception(width=image.width, height=image.height, elements=perceptor_elements)
+
+    x, y = duplicate.center
+    fake_server.add(
+        v1_reply("Click text (Notes)"),
+        v1_reply(f'{{"name": "Tap", "arguments": {{"x": {x}, "y": {y}}}}}'),
+        role="operator",
+    )
+    result, _ = run("Tap the title", agent="v1", perceptor=Doubled(), loop={"max_steps": 1})
+    assert result.exit_reason is ExitReason.MAX_STEPS
+    assert result.actions[0].text == f"Tap({x}, {y})"
+    corrective = fake_server.requests_for("operator")[1].text
+    assert f'"Notes" appears 2 times on the screen, at [{x}, {y}]; [140, 730]' in corrective
