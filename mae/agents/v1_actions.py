@@ -132,6 +132,12 @@ def find_icon(screen: Screen, description: str) -> Element:
         return overlap, element.score
 
     best = max(placed or icons, key=score)
+    if score(best)[0] == 0 and len(placed) != 1 and not any(e.text for e in icons):
+        raise ReplyProblem(
+            "the icons on this screen have no descriptions, so several could be meant: tap the icon's "
+            "coordinates from the recognised list with Tap(x, y)",
+            "action",
+        )
     if score(best)[0] == 0 and len(placed) != 1:
         raise ReplyProblem(
             f'no recognised icon matches "{description}": describe it with words from the recognised '

@@ -178,6 +178,11 @@ def test_v1_text_and_icon_lookups_explain_what_to_do() -> None:
     with pytest.raises(ReplyProblem, match="no recognised icon matches"):
         find_icon(icons, "red heart")
     assert find_icon(icons, "something, bottom right").text == "plus"  # the only icon in that corner
+    blank = _screen(_text("", (900, 2000, 1000, 2100), "icon"), _text("", (900, 2200, 1000, 2300), "icon"))
+    with pytest.raises(ReplyProblem, match="have no descriptions"):
+        find_icon(blank, "plus, bottom right")
+    corner = _screen(_text("", (900, 2000, 1000, 2100), "icon"), _text("", (0, 0, 50, 50), "icon"))
+    assert find_icon(corner, "plus, bottom right").box == (900, 2000, 1000, 2100)  # position alone decides
 
 
 def test_screen_changed_ignores_the_status_bar() -> None:
