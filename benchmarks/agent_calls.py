@@ -38,6 +38,7 @@ TABLE_5_REASONING_S = {
     "Mobile-Agent-E + Evo": {"Gemini": 12.9, "Claude": 24.8, "GPT": 14.9},
 }
 """Mobile-Agent-E paper, Table 5: seconds of reasoning per operation (v1 is not in the table)."""
+# v1 writes its own operations (Open app, Click text, Type, Back), mapped through the Perceptor's W_V.
 
 Action = dict[str, Any]
 
@@ -82,6 +83,25 @@ class Task:
             lambda: {"name": "Back", "arguments": {}},
         ]
 
+    def v1_style(self) -> list[Callable[[], Action | str]]:
+        """v1's own operations where they exist (its icon taps need captions: the new-note tap stays JSON)."""
+        steps = self.atomic()
+
+        def open_notes() -> str:
+            self.remember_price()
+            return "Open app (Notes)"
+
+        return [
+            lambda: "Open app (Amazon)",
+            lambda: "Click text (Search Amazon)",
+            lambda: "Type (ninja air fryer 8 qt)",
+            steps[3],
+            open_notes,
+            steps[5],
+            lambda: f"Type (Ninja DZ201 price on Amazon: {self.price})",
+            lambda: "Back",
+        ]
+
     def with_shortcut(self) -> list[Callable[[], Action | str]]:
         """E's version: the search is one call of the initial Tap_Type_and_Enter Shortcut."""
         steps = self.atomic()
@@ -105,13 +125,17 @@ class Responder:
 
     def __init__(self, agent: str, task: Task) -> None:
         self.agent = agent
-        self.ops = task.with_shortcut() if agent == "e" else task.atomic()
+        ops = {"e": task.with_shortcut, "v2": task.atomic, "v1": task.v1_style}
+        self.ops = ops[agent]()
         self.task = task
         self.asked = 0
 
     def next_action(self) -> str:
         index, self.asked = self.asked, self.asked + 1
-        return json.dumps(self.ops[index]()) if index < len(self.ops) else "Stop"
+        if index >= len(self.ops):
+            return "Stop"
+        action = self.ops[index]()
+        return action if isinstance(action, str) else json.dumps(action)
 
     def __call__(self, request: RecordedRequest) -> str | None:
         role, text = request.role or "", request.text
