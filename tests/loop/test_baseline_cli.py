@@ -61,3 +61,18 @@ def test_cli_rejects_an_unknown_agent_and_evolving_baselines(
     ]
     assert main([*args, "--tasks", str(tasks)]) == 2
     assert "no long-term memory to evolve: add --setting individual" in capsys.readouterr().err
+
+
+def test_cli_runs_a_task_list_with_a_baseline(
+    cli_phone: VirtualPhone, fake_server: FakeModelServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps(["Open Notes", "Open Notes again"]))
+    fake_server.responder = V1Script(["Open app (Notes)", "Stop"] * 2)
+    dropped = ("Open the Notes app", "--no-evolve")
+    args = [a for a in cli(fake_server, tmp_path, "--agent", "v1") if a not in dropped]
+    assert main([*args, "--tasks", str(tasks), "--setting", "individual", "--between", "none"]) == 0
+    runs = sorted((tmp_path / "runs").glob("*-open-notes*"))
+    assert len(runs) == 2
+    assert all(json.loads((r / "summary.json").read_text())["agent"] == "v1" for r in runs)
+    assert not any(r.role == "experience" for r in fake_server.requests)  # nothing evolved
