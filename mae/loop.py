@@ -127,9 +127,16 @@ class _Runner:
 
     def perceive(self, image: Image.Image) -> tuple[Screen, float]:
         keyboard = self.device.keyboard_active()
-        screen, seconds = self.stage(
-            "perceive", lambda: Screen(image, self.perceptor.perceive(image, keyboard))
+        tree = (
+            getattr(self.device, "ui_tree", None) if getattr(self.perceptor, "accepts_tree", False) else None
         )
+
+        def perceive() -> Perception:
+            if tree is None:
+                return self.perceptor.perceive(image, keyboard)
+            return self.perceptor.perceive(image, keyboard, tree=tree)  # type: ignore[call-arg]
+
+        screen, seconds = self.stage("perceive", lambda: Screen(image, perceive()))
         perception = screen.perception
         details = perception.model_dump(include={"keyboard_active", "timings", "warnings"})
         self.writer.record(
