@@ -234,7 +234,7 @@ class _Runner:
                 raise _Exit(
                     ExitReason.REPEATED_ACTION, f"{decision.text} would run {repeats + 1} times in a row"
                 )
-        self.approve(decision)
+        self.approve(decision, screen)
         self.check_stop()
 
         annotated = annotate(screen.image, decision.steps, f"{self.step}: {decision.text}")
@@ -367,8 +367,9 @@ class _Runner:
         self.emit("outcome", outcome="C", progress=self.memory.progress, error_description=record.error)
         self.memory.record(record)
 
-    def approve(self, decision: OperatorDecision) -> None:
-        reason = self.safety.check(decision.call, decision.steps, decision.description)
+    def approve(self, decision: OperatorDecision, screen: Screen | None = None) -> None:
+        elements = screen.perception.elements if screen is not None else None
+        reason = self.safety.check(decision.call, decision.steps, decision.description, elements)
         if reason is None:
             return
         self.emit("approval_needed", action=decision.text, description=decision.description, reason=reason)
@@ -379,7 +380,7 @@ class _Runner:
         self.emit("approval", approved=approved, action=decision.text)
         self.writer.record("approval", self.step, action=decision.text, reason=reason, approved=approved)
         if not approved:
-            raise _Exit(ExitReason.REJECTED, f"the user rejected {decision.text} ({reason})")
+            raise _Exit(ExitReason.REJECTED, f"sensitive action refused: {decision.text} ({reason})")
 
     def after_record(self, mark: tuple[float, int], perception_s: float, execution_s: float) -> None:
         memory, settings = self.memory, self.settings

@@ -141,7 +141,7 @@ def test_memory_verify_mode_asks_the_verifier_with_the_screenshot(fake_server: F
     request = fake_server.requests_for("verifier")[0]
     assert request.image_count == 1
     assert "no previously entered content" in request.text and '"text": "oranges"' in request.text
-    assert "Walmart; coordinates: [500, 200]" in request.text
+    assert 'text "Walmart"; coordinates: [500, 200]' in request.text
 
     fake_server.add("### Verdict ###\nYes\n### Reason ###\nThe search box is empty.\n", role="verifier")
     assert (
