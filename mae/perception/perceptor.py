@@ -20,6 +20,7 @@ from PIL import Image
 from mae.config import PerceptionSettings
 from mae.errors import ConfigError
 from mae.llm.client import ChatClient
+from mae.llm.errors import ModelError
 from mae.perception.a11y import A11yError, A11yMode, A11yTree, TreeSource
 from mae.perception.captions import ApiCaptioner, CaptionCache, Captioner
 from mae.perception.elements import Element, Perception
@@ -82,7 +83,9 @@ class Perceptor:
             icon_options["model"] = settings.groundingdino_model
         detector = make_icon_detector(settings.icons, **icon_options)
         captioner: Captioner | None = None
-        captions = resolve_captions(settings.captions, client)
+        captions = resolve_captions(settings.captions, client) if detector is not None else "none"
+        if settings.captions != "auto":
+            captions = settings.captions
         if captions != "none":
             if detector is None:
                 raise ConfigError(
@@ -188,8 +191,9 @@ def resolve_captions(captions: str, client: ChatClient | None) -> str:
         return "none"
     try:
         profile = client.profile("captioner")
-    except ConfigError:
-        return "none"
+        client.check_key("captioner")
+    except (ConfigError, ModelError):
+        return "none"  # no caption model or no key for it: captions stay off rather than fail each step
     cheap = profile.provider != "custom" and profile.model.startswith(CHEAP_CAPTION_MODELS)
     return "backbone" if cheap else "none"
 

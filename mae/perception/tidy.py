@@ -104,30 +104,50 @@ def keyboard_band(elements: Sequence[Element], height: int) -> tuple[int, int] |
     return top, bottom
 
 
-def _map_clutter(elements: Sequence[Element]) -> set[int]:
-    """Indexes of unnamed icons in 2-D clusters with no text near them."""
-    icons = [(i, e) for i, e in enumerate(elements) if e.kind == "icon" and not e.text and not e.role]
+def _labelled_below(icon: Element, texts: Sequence[Element]) -> bool:
+    """Whether a text sits right under (or inside) ``icon``: an app or tab label, so not texture."""
+    size = max(_height(icon), icon.box[2] - icon.box[0])
+    left, top, right, bottom = icon.box
+    for t in texts:
+        x, y = t.center
+        if left <= x < right and top <= y < bottom:
+            return True
+        if (
+            left - size / 2 <= x <= right + size / 2
+            and bottom - 0.2 * size <= t.box[1] <= bottom + 0.8 * size
+        ):
+            return True
+    return False
+
+
+def _map_clutter(elements: Sequence[Element], height: int) -> set[int]:
+    """Indexes of small unnamed icons laid out in a 2-D grid with no labels (road crossings, texture).
+
+    A toolbar is one row and a settings list one column, so neither counts; an app grid has labels.
+    """
+    icons = [
+        (i, e)
+        for i, e in enumerate(elements)
+        if e.kind == "icon"
+        and not e.text
+        and not e.role
+        and max(_height(e), e.box[2] - e.box[0]) <= 0.06 * height
+    ]
     texts = [e for e in elements if e.kind == "text"]
+    icons = [(i, e) for i, e in icons if not _labelled_below(e, texts)]
     clutter: set[int] = set()
     for index, icon in icons:
         size = max(_height(icon), icon.box[2] - icon.box[0])
         x, y = icon.center
-        near_text = any(
-            abs(t.center[0] - x) <= 1.5 * size + (t.box[2] - t.box[0]) / 2
-            and abs(t.center[1] - y) <= 1.5 * size
-            for t in texts
-        )
-        if near_text:
-            continue
-        other_rows = sum(
-            1
+        reach_y, reach_x = max(4 * size, 0.12 * height), max(4 * size, 0.15 * height)
+        neighbours = [
+            other
             for j, other in icons
-            if j != index
-            and abs(other.center[1] - y) > max(_height(icon), _height(other))
-            and abs(other.center[1] - y) <= 4 * size
-            and abs(other.center[0] - x) <= 4 * size
-        )
-        if other_rows >= 2:
+            if j != index and abs(other.center[1] - y) <= reach_y and abs(other.center[0] - x) <= reach_x
+        ]
+        other_rows = [o for o in neighbours if abs(o.center[1] - y) > size]
+        other_columns = [o for o in neighbours if abs(o.center[0] - x) > size]
+        if len(other_rows) >= 2 and len(other_columns) >= 2:
             clutter.add(index)
     return clutter
 
@@ -156,6 +176,6 @@ def tidy(
             kept = [e for e in kept if not (top <= e.center[1] <= bottom) or e.role == "field"]
         collapsed = True
     if not has_tree:
-        clutter = _map_clutter(kept)
+        clutter = _map_clutter(kept, height)
         kept = [e for i, e in enumerate(kept) if i not in clutter]
     return Tidied(kept, collapsed)
