@@ -265,7 +265,8 @@ def test_virtual_run_sends_the_tree_to_the_perceptor(tmp_path: Path, fake_server
             )
         if request.role == "manager":
             done = bool(captured)
-            return f"### Thought ###\nx\n### Plan ###\n1. Open Notes\n### Current Subgoal ###\n{'Finished' if done else 'Open Notes'}\n"
+            subgoal = "Finished" if done else "Open Notes"
+            return f"### Thought ###\nx\n### Plan ###\n1. Open Notes\n### Current Subgoal ###\n{subgoal}\n"
         if request.role == "reflector":
             return (
                 "### Outcome ###\nA\n### Error Description ###\nNone\n### Progress Status ###\nOpened Notes\n"
