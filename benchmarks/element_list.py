@@ -36,7 +36,7 @@ from mae.actions import Tap, parse_action_text, resolve_call
 from mae.device.virtual import VirtualPhone
 from mae.eval.virtual_suite import load_task_suite
 from mae.perception import Element, Perception, Perceptor
-from mae.perception.a11y import A11yTree
+from mae.perception.a11y import A11yTree, TreeSource
 from mae.perception.captions import CaptionCache, CaptionJob
 from mae.perception.icons import make_icon_detector
 from mae.perception.ocr import make_ocr
@@ -66,6 +66,9 @@ class Shot:
         self.keyboard = keyboard
         self.tree = tree
         self.needed: list[tuple[int, int, int, int]] = []
+
+    def tree_source(self) -> A11yTree:
+        return self.tree
 
 
 def collect(limit: int) -> list[Shot]:
@@ -123,9 +126,8 @@ def main(argv: list[str] | None = None) -> int:
             old = before.perceive(shot.image, shot.keyboard)
             for name, perceptor in (("a11y_on", after), ("a11y_off", vision)):
                 sent = captioners[name].requests
-                new = perceptor.perceive(
-                    shot.image, shot.keyboard, tree=(lambda t=shot.tree: t) if name == "a11y_on" else None
-                )
+                source: TreeSource | None = shot.tree_source if name == "a11y_on" else None
+                new = perceptor.perceive(shot.image, shot.keyboard, tree=source)
                 requests[name][shot.task] = (
                     requests[name].get(shot.task, 0) + captioners[name].requests - sent
                 )
