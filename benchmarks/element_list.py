@@ -84,10 +84,13 @@ def collect(limit: int) -> list[Shot]:
             for step in resolve_call(parse_action_text(text), {}, phone.screen_size()):
                 if isinstance(step, Tap) and digest in shots:
                     target = phone._frame.target_at(step.x, step.y)
-                    if target is not None and not in_status_bar(
-                        Element(kind="icon", box=target.box), image.height
+                    needed = shots[digest].needed
+                    if (
+                        target is not None
+                        and target.box not in needed
+                        and not in_status_bar(Element(kind="icon", box=target.box), image.height)
                     ):
-                        shots[digest].needed.append(target.box)
+                        needed.append(target.box)
                 step.execute(phone)
     return list(shots.values())
 
@@ -121,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         after = Perceptor(ocr, icons, captioners["a11y_on"])
         vision = Perceptor(ocr, icons, captioners["a11y_off"], a11y="off")
         rows: list[dict[str, Any]] = []
+        missed: list[str] = []
         requests: dict[str, dict[str, int]] = {"a11y_on": {}, "a11y_off": {}}
         for shot in shots:
             old = before.perceive(shot.image, shot.keyboard)
@@ -133,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 if name == "a11y_on":
                     fused = new
+            for box in shot.needed:
+                if not covered(fused, box):
+                    found_before = "found" if covered(old, box) else "missed"
+                    missed.append(f"{shot.task}: target {list(box)} ({found_before} before)")
             rows.append(
                 {
                     "keyboard": shot.keyboard,
@@ -179,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         "needed_targets": needed,
         "recall_before": round(sum(r["hit"][0] for r in rows) / max(1, needed), 4),
         "recall_after": round(sum(r["hit"][1] for r in rows) / max(1, needed), 4),
+        "missed_after": missed,
         "caption_requests_per_task": {
             name: round(statistics.fmean(per.values()), 2) if per else 0.0 for name, per in requests.items()
         },
@@ -202,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         f"  tapped targets present: before {report['recall_before']:.1%}, after {report['recall_after']:.1%} "
         f"of {needed}"
     )
+    for line in missed:
+        print(f"    not in the list after: {line}")
     caps = report["caption_requests_per_task"]
     print(f"  caption requests per task: a11y on {caps['a11y_on']}, a11y off {caps['a11y_off']}")
     return 0
