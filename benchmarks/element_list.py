@@ -7,8 +7,9 @@ with the same OCR and icon detector: ``before`` (vision only, no tidy-up: the ol
 - icon elements with a name (share, after; target >= 90 %);
 - element lines and tokens per screen, all screens and screens with the keyboard shown (target:
   lines down >= 40 % with the keyboard shown); tokens are counted as words and punctuation marks;
-- recall of what tasks need: for every reference ``Tap``, an element whose centre lies in the tapped
-  target (must stay 100 %);
+- recall of what tasks need: for every distinct target a reference ``Tap`` hits, an element whose
+  centre lies in it, and an element whose text names it (the label drawn inside it, or its icon's
+  name); these must not drop;
 - caption requests per task if captions were on (icons with no a11y name; a cache as in a run).
 
     python benchmarks/element_list.py               # summary
@@ -66,6 +67,7 @@ class Shot:
         self.keyboard = keyboard
         self.tree = tree
         self.needed: list[tuple[int, int, int, int]] = []
+        self.labels: list[str] = []
 
     def tree_source(self) -> A11yTree:
         return self.tree
@@ -91,6 +93,14 @@ def collect(limit: int) -> list[Shot]:
                         and not in_status_bar(Element(kind="icon", box=target.box), image.height)
                     ):
                         needed.append(target.box)
+                        inside = [
+                            e.text
+                            for e in phone.ground_truth()
+                            if target.box[0] <= e.center[0] < target.box[2]
+                            and target.box[1] <= e.center[1] < target.box[3]
+                            and e.text
+                        ]
+                        shots[digest].labels.append(inside[0] if inside else target.label)
                 step.execute(phone)
     return list(shots.values())
 
@@ -101,6 +111,19 @@ def tokens(text: str) -> int:
 
 def covered(perception: Perception, box: tuple[int, int, int, int]) -> bool:
     return any(box[0] <= e.center[0] < box[2] and box[1] <= e.center[1] < box[3] for e in perception.elements)
+
+
+def squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def named(perception: Perception, label: str) -> bool:
+    """Whether the list names ``label`` (an element whose text holds it, or is held by it)."""
+    key = squash(label)
+    return any(
+        key and (key in squash(e.text) or (squash(e.text) and squash(e.text) in key))
+        for e in perception.elements
+    )
 
 
 def mean(values: list[float]) -> float:
@@ -188,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         "recall_before": round(sum(r["hit"][0] for r in rows) / max(1, needed), 4),
         "recall_after": round(sum(r["hit"][1] for r in rows) / max(1, needed), 4),
         "missed_after": missed,
+        "label_recall_before": round(sum(r["labels"][0] for r in rows) / max(1, needed), 4),
+        "label_recall_after": round(sum(r["labels"][1] for r in rows) / max(1, needed), 4),
         "caption_requests_per_task": {
             name: round(statistics.fmean(per.values()), 2) if per else 0.0 for name, per in requests.items()
         },
@@ -210,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  tapped targets present: before {report['recall_before']:.1%}, after {report['recall_after']:.1%} "
         f"of {needed}"
+    )
+    print(
+        f"  tapped targets' labels in the list: before {report['label_recall_before']:.1%}, "
+        f"after {report['label_recall_after']:.1%}"
     )
     for line in missed:
         print(f"    not in the list after: {line}")
