@@ -163,7 +163,8 @@ class SafetyPolicy(BaseModel):
         description: str,
         elements: Sequence[Element] | None = None,
     ) -> str | None:
-        """A reason ("payment: tapping 'Place your order'") if the action is sensitive, else None.
+        """A reason ("payment: tapping 'Place your order'", "sending a message: described as 'Send it'")
+        if the action is sensitive, else None.
 
         ``elements`` is the current screen's element list: the first Tap's target is looked up in it.
         """
@@ -176,10 +177,10 @@ class SafetyPolicy(BaseModel):
                     targets.append((hit.text, f"tapping {hit.text!r}"))
             else:
                 lead = description_target(description)
-                targets.append((lead, f"{lead[:60]!r} (the described target)"))
+                targets.append((lead, f"described as {lead[:60]!r}"))
         elif call.name not in ("Type", "Open_App", "Swipe", "Back", "Home", "Wait", "Switch_App"):
             lead = description_target(description)
-            targets.append((lead, f"{lead[:60]!r} (the described target)"))
+            targets.append((lead, f"described as {lead[:60]!r}"))
         texts: dict[str, list[tuple[str, str]]] = {
             "target": targets,
             "typed": [(s.text, "the typed text") for s in steps if isinstance(s, Type)],

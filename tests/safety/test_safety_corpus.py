@@ -124,7 +124,7 @@ def test_safety_passes(case: tuple[str, tuple[str, dict[str, Any]], str | None])
 def test_safety_reason_names_the_target() -> None:
     assert gate("Finish", TAP, "Place your order") == "payment: tapping 'Place your order'"
     reason = gate("Send the message to Alice", TAP, None)
-    assert reason is not None and reason.startswith("sending a message: 'Send the message")
+    assert reason == "sending a message: described as 'Send the message to Alice'"
 
 
 def test_safety_target_lookup() -> None:
