@@ -42,7 +42,15 @@ class PerceptionSettings(BaseModel):
     ocr: Literal["rapidocr", "paddleocr"] = "rapidocr"
     icons: Literal["contour", "groundingdino", "none"] = "contour"
     captions: str = Field(
-        "none", description="'none', 'backbone' (the captioner role's model) or a model name"
+        "auto",
+        description="'auto' (on when the preset's caption model is cheap), 'none', 'backbone' (the "
+        "captioner role's model) or a model name",
+    )
+    a11y: Literal["auto", "on", "off"] = Field(
+        "auto", description="use the phone's accessibility tree (names icons, marks buttons and fields)"
+    )
+    keyboard_keys: bool = Field(
+        False, description="list the keyboard's keys one by one instead of one 'keyboard shown' line"
     )
     groundingdino_model: str = "IDEA-Research/grounding-dino-tiny"
     cache_dir: Path = Field(default_factory=lambda: Path(user_cache_dir("mae")))
@@ -143,6 +151,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_OCR": "perception.ocr",
     "MAE_ICONS": "perception.icons",
     "MAE_CAPTIONS": "perception.captions",
+    "MAE_A11Y": "perception.a11y",
     "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",

@@ -19,7 +19,7 @@ from mae.agents.parsing import ProblemKind, ReplyProblem
 from mae.llm.client import ChatClient, Message
 from mae.llm.coordinates import CoordinateMapper
 from mae.llm.images import EncodedImage
-from mae.perception.elements import Perception
+from mae.perception.elements import KEYBOARD_LINE, Perception
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -62,10 +62,9 @@ class Screen:
     def describe(self, client: ChatClient, role: str) -> str:
         """W_V as prompt lines, coordinates in the space ``role``'s model answers in."""
         mapper = self.mapper(client, role)
-        lines = []
-        for element in self.perception.elements:
-            x, y = mapper.to_model(*element.center)
-            lines.append(f"{element.text or 'icon'}; coordinates: [{x}, {y}]")
+        lines = [element.line(*mapper.to_model(*element.center)) for element in self.perception.elements]
+        if self.perception.keyboard_collapsed:
+            lines.append(KEYBOARD_LINE)
         return "\n".join(lines) if lines else "(nothing was recognised on this screen)"
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from PIL import Image
 
 from mae.device.virtual import keyboard, system, theme
+from mae.device.virtual.a11y import build_tree
 from mae.device.virtual.apps import make_app
 from mae.device.virtual.apps.base import App, TextField
 from mae.device.virtual.canvas import Canvas, Frame, Layer
@@ -22,6 +23,7 @@ from mae.device.virtual.content import AppSpec, Content, load_content
 from mae.device.virtual.realism import Realism, RealismRuntime, draw_busy, draw_dialog
 from mae.device.virtual.state import CartItem, Event, LogEntry, Note, PhoneState, Route
 from mae.errors import ActionError, ConfigError
+from mae.perception.a11y import A11yTree
 from mae.perception.elements import Element
 
 LAUNCHER = "com.mae.launcher"
@@ -336,6 +338,12 @@ class VirtualPhone(keyboard.KeyHandler):
     def ground_truth(self) -> list[Element]:
         """Every text and icon drawn on the current screen, with its box."""
         return [e.model_copy() for e in self._frame.elements]
+
+    def ui_tree(self) -> A11yTree:
+        """The accessibility tree of the current screen (see ``mae.device.virtual.a11y``)."""
+        app = self.current_app
+        label, package = (app.label, app.spec.package) if app else ("", LAUNCHER)
+        return build_tree(self._frame, label, package, self.keyboard_active())
 
     def resolve_app(self, name: str) -> str:
         """The label of the installed app called ``name`` (label, alias or package, any case)."""
