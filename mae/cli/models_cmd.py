@@ -17,10 +17,11 @@ from pydantic import ValidationError
 
 from mae.config import load_settings
 from mae.errors import ConfigError
-from mae.llm.providers import PRESETS
-from models.catalog import CATALOG, CatalogError, find
-from models.health import ServerNotReadyError, wait_for_model
-from models.vllm import (
+from mae.llm.coordinates import CONVENTIONS, family_convention
+from mae.llm.providers import PRESETS, ModelProfile
+from mae.serving.catalog import CATALOG, CatalogError, find
+from mae.serving.health import ServedModel, ServeError, ServerNotReadyError, served_models, wait_for_model
+from mae.serving.vllm import (
     ServeCommand,
     ServeOptions,
     build_command,
@@ -29,7 +30,7 @@ from models.vllm import (
     preflight,
     vllm_version,
 )
-from models.weights import download, models_dir, presence
+from mae.serving.weights import download, models_dir, presence
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -248,20 +249,50 @@ def _port_in_use(base_url: str) -> bool:
         return False
 
 
-def _default_target(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
+def _default_target(args: argparse.Namespace) -> tuple[str, str | None, str | None, ModelProfile]:
     """Base URL, expected model and key variable for ``check``: from the flags, else mae's settings when
-    they point at a local server, else the vllm preset."""
-    if args.base_url:
-        return args.base_url, args.model, args.api_key_env
+    they point at a local server, else the vllm preset; plus the Operator's profile as configured."""
     profile = load_settings().profile_for("operator")
+    if args.base_url:
+        return args.base_url, args.model, args.api_key_env, profile
     if profile.provider in ("vllm", "custom"):
-        return profile.base_url, args.model or profile.model, args.api_key_env or profile.api_key_env
-    return PRESETS["vllm"].base_url, args.model, args.api_key_env
+        key_env = args.api_key_env or profile.api_key_env
+        return profile.base_url, args.model or profile.model, key_env, profile
+    return PRESETS["vllm"].base_url, args.model, args.api_key_env, profile
+
+
+def convention_warnings(profile: ModelProfile, served: list[ServedModel], model: str | None) -> list[str]:
+    """A warning for each served model (only ``model`` when given) whose family writes coordinates in
+    another convention than the one mae is configured for."""
+    warnings = []
+    for item in served:
+        if model is not None and item.id != model:
+            continue
+        family = family_convention(item.id) or (family_convention(item.root) if item.root else None)
+        if family is None:
+            continue
+        expected = CONVENTIONS[family]
+        if (profile.coordinate_space, profile.model_resize) == (expected.space, expected.model_resize):
+            continue
+        configured = next(
+            (
+                c.name
+                for c in CONVENTIONS.values()
+                if (c.space, c.model_resize) == (profile.coordinate_space, profile.model_resize)
+            ),
+            profile.coordinate_space,
+        )
+        warnings.append(
+            f"{item.id} is a {family} model: it answers in {expected.label}, but mae is configured for "
+            f"'{configured}' coordinates, so its taps would land in the wrong place. "
+            f"Set MAE_COORDINATES={family} (or MAE_MODEL={item.root or item.id})"
+        )
+    return warnings
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the health check against a server and print the models it serves."""
-    base_url, model, key_env = _default_target(args)
+    base_url, model, key_env, profile = _default_target(args)
     api_key = None
     if key_env:
         api_key = os.environ.get(key_env)
@@ -286,6 +317,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name in report.models:
         marker = "  <- mae uses this" if name == model else ""
         print(f"  {name}{marker}")
+    try:
+        listing = served_models(base_url, api_key)
+    except ServeError as exc:
+        print(f"warning: could not read what the models are ({exc})", file=sys.stderr)
+        return 0
+    for warning in convention_warnings(profile, listing, model):
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

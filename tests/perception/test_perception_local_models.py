@@ -32,7 +32,7 @@ from mae.perception.icons import filter_detections, make_icon_detector  # noqa: 
 from mae.perception.local_models import pick_device, pick_dtype  # noqa: E402
 from mae.perception.perceptor import Perceptor, make_captioner  # noqa: E402
 from mae.perception.qwen_local import LocalQwenCaptioner  # noqa: E402
-from models.weights import WeightsError  # noqa: E402
+from mae.serving.weights import WeightsError  # noqa: E402
 
 HAS_TORCHVISION = importlib.util.find_spec("torchvision") is not None
 NO_TORCHVISION = (
