@@ -31,7 +31,10 @@ def _reply(request: RecordedRequest) -> str:
         action = json.dumps({"name": "Open_App", "arguments": {"app_name": "Notes"}})
         return f"### Thought ###\nOpen it.\n\n### Action ###\n{action}\n\n### Description ###\nOpen Notes.\n"
     if role == "reflector":
-        return "### Outcome ###\nA\n\n### Error Description ###\nNone\n\n### Progress Status ###\nNotes is open.\n"
+        return (
+            "### Outcome ###\nA\n\n### Error Description ###\nNone\n\n"
+            "### Progress Status ###\nNotes is open.\n"
+        )
     return "### Important Notes ###\nNone\n"
 
 
