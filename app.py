@@ -22,7 +22,7 @@ from mae.errors import MaeError
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.perception.elements import Perception
 from mae.safety import DEFAULT_RULES
-from mae.ui import history, memory_tab
+from mae.ui import history, memory_tab, space
 from mae.ui.devices import (
     MANUAL_OPS,
     attached,
@@ -129,6 +129,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             "press **Run**, and watch the Manager, Operator, Action Reflector and Notetaker at work. "
             "No phone? The built-in virtual phone works offline."
         )
+        if space.space_id():
+            gr.Markdown(space.banner(settings), elem_id="mae-space-banner")
         with gr.Tabs():
             with gr.Tab("Run", id="run"), gr.Row(equal_height=False):
                 with gr.Column(scale=4, min_width=300):
@@ -223,7 +225,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         working = gr.Markdown(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
 
-            with gr.Tab("Memory", id="memory") as memory_page:
+            with gr.Tab("Memory", id="memory", visible=not space.space_id()) as memory_page:
                 mem_header = gr.Markdown(elem_id="mae-memory-header")
                 with gr.Row(equal_height=False):
                     with gr.Column():
@@ -267,7 +269,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         rollback_btn = gr.Button("Roll back to this version", elem_id="mae-rollback")
                         mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
 
-            with gr.Tab("History", id="history") as history_page:
+            with gr.Tab("History", id="history", visible=not space.space_id()) as history_page:
                 runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs")
                 runs_refresh = gr.Button("⟳ Refresh the list", size="sm", elem_id="mae-runs-refresh")
                 run_summary = gr.Markdown(elem_id="mae-run-summary")
@@ -359,6 +361,11 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     try:
                         form, rule_names = read_form(values)
                         job = backend.make_job(form, rule_names)
+                        if space.space_id():  # each visitor: own runs, memory and virtual phone; own keys
+                            job.settings = space.session_settings(job.settings, request.session_hash)
+                            job.device = space.session_phone(request.session_hash or "")
+                        if refused := space.key_refusal(job.settings, form.api_keys):
+                            raise MaeError(refused)
                         absent = missing_keys(job.settings, form.api_keys, os.environ)
                         if absent:
                             raise MaeError(
@@ -610,7 +617,7 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the demo and serve it."""
     args = parse_args(argv)
     try:
-        settings = load_settings(args.profile, overrides=settings_overrides(args))
+        settings = space.apply_defaults(load_settings(args.profile, overrides=settings_overrides(args)))
         backend = Backend(settings, approval_timeout_s=approval_timeout())
         options = server_options(args).launch_kwargs()
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
