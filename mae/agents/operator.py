@@ -201,6 +201,9 @@ def build_prompt(
             "errors": errors_text(memory, history),
             "tips": tips.strip() or "(none)",
             "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper)),
+            # the format example's tap: the screen's centre-ish point (540, 1200 on 1080x2340), model space
+            "tap_x": mapper.x_to_model(round(screen.size[0] / 2)),
+            "tap_y": mapper.y_to_model(round(screen.size[1] * 1200 / 2340)),
             "shortcuts": describe_shortcuts(shortcuts),
             "width": width,
             "height": height,

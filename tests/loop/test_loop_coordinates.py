@@ -117,5 +117,8 @@ def test_taps_land_on_the_intended_elements_in_every_convention(
     if pose in ("qwen3-vl", "gui-owl-1.5"):
         assert "1000 pixels wide and 1000 pixels high" in operator
         assert "x1 = x2 = 500" in operator
+        assert '{"x": 500, "y": 513}' in operator  # the format example's tap, on the 0-1000 grid
     elif pose == "screen":
         assert f"{screen[0]} pixels wide and {screen[1]} pixels high" in operator
+        if screen == (1080, 2340):
+            assert '{"x": 540, "y": 1200}' in operator and "x1 = x2 = 540, y1 = 1500, y2 = 500" in operator
