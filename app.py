@@ -212,7 +212,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             for op in MANUAL_OPS
                         }
                         refresh_screen = gr.Button("⟳ Screen", size="sm", elem_id="mae-refresh-screen")
-                    manual_status = gr.Markdown(MANUAL_HINT, elem_id="mae-manual-status")
+                    manual_status = gr.Markdown(
+                        space.MANUAL_OFF if space.space_id() else MANUAL_HINT, elem_id="mae-manual-status"
+                    )
                 with gr.Column(scale=5, min_width=340):
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
                     progress = gr.HTML(progress_html(RunView()), elem_id="mae-progress")
@@ -428,7 +430,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         # ---------------------------------------------------------------- phone view and manual control
         def current_screen(device_name: str) -> tuple[Any, str]:
             try:
-                return _shown(backend.pool.get(device_name).screenshot()), MANUAL_HINT
+                hint = space.MANUAL_OFF if space.space_id() else MANUAL_HINT
+                return _shown(backend.pool.get(device_name).screenshot()), hint
             except Exception as exc:
                 return None, f"⚠ {error_message(exc)}"
 
@@ -447,6 +450,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         ) -> tuple[Any, str]:
             if session is not None and session.controller.active:
                 return gr.skip(), "A run is active: manual control works once it has ended (or press Stop)."
+            if space.space_id():  # the shown phone is shared: visitors operate their own phone by runs
+                return gr.skip(), space.MANUAL_OFF
             try:
                 screen = manual_action(backend.pool.get(name), op, arguments)
             except Exception as exc:

@@ -28,6 +28,9 @@ from mae.llm.providers import AGENT_ROLES
 SPACE_STEP_LIMIT = 12
 """Default step limit on a Space: a run costs the visitor's own tokens and shares a small CPU."""
 TRUE_WORDS = {"1", "true", "yes", "on"}
+MANUAL_OFF = (
+    "On this public demo the phone is operated by your runs only (each visitor has a phone of their own)."
+)
 
 
 def space_id(environ: Mapping[str, str] | None = None) -> str | None:

@@ -61,7 +61,7 @@ class PosingModel:
         return seen_w / screen_w, seen_h / screen_h
 
     def tap(self, text: str) -> Any:
-        def answer(request: RecordedRequest) -> dict[str, Any]:
+        def answer(request: RecordedRequest) -> dict[str, Any] | str:
             sx, sy = self.frame(request)
             element = next(e for e in self.phone.ground_truth() if e.text == text)
             x, y = round(element.center[0] * sx), round(element.center[1] * sy)
@@ -71,6 +71,11 @@ class PosingModel:
             shown = int(listed.group(1)), int(listed.group(2))
             assert abs(shown[0] - x) <= 1 and abs(shown[1] - y) <= 1, (shown, x, y)
             self.prompt_checks += 1
+            # what real models write around the action: a code fence, a call with quoted numbers, CRLF
+            if self.space == "relative":
+                return f'```json\r\n{{"name": "Tap", "arguments": {{"x": "{x}", "y": "{y}"}}}}\r\n```'
+            if self.space == "image":
+                return f"Tap({x}, {y})"
             return {"name": "Tap", "arguments": {"x": x, "y": y}}
 
         return answer

@@ -115,6 +115,11 @@ def test_space_defaults_and_keys_through_the_page(space: tuple[str, Path]) -> No
         expect(page.get_by_role("tab", name="Run")).to_be_visible()
         expect(page.get_by_role("tab", name="History")).to_have_count(0)
         expect(page.get_by_role("tab", name="Memory")).to_have_count(0)
+        expect(page.locator("#mae-manual-status")).to_contain_text("operated by your runs only")
+        before = page.locator("#mae-phone img").screenshot()
+        page.locator("#mae-manual-home").click()  # the shown phone is shared: no manual control here
+        expect(page.locator("#mae-manual-status")).to_contain_text("operated by your runs only")
+        assert page.locator("#mae-phone img").screenshot() == before
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "space.png"), full_page=True)
 
