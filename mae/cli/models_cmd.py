@@ -50,8 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
     listing.set_defaults(func=cmd_list)
 
-    serve = actions.add_parser("serve", help="serve a Qwen2.5-VL model with vLLM and wait until it is ready")
-    serve.add_argument("model", help="catalog name or alias: qwen2.5-vl-3b, 7b, 32b, 72b (see `models list`)")
+    serve = actions.add_parser("serve", help="serve a catalog VLM with vLLM and wait until it is ready")
+    serve.add_argument(
+        "model",
+        help="catalog name or alias: qwen2.5-vl-7b, qwen3-vl-8b, gui-owl-7b, ui-tars-1.5-7b, "
+        "generic-vlm, ... (see `models list`)",
+    )
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine)"
     )
@@ -123,13 +127,16 @@ def cmd_list(args: argparse.Namespace) -> int:
     """Print the catalog with each model's memory needs and whether its weights are on this machine."""
     rows = []
     for entry in CATALOG:
-        present = presence(entry.hub_id).describe() if entry.hub_id else "bundled"
+        if entry.hub_id:
+            present = presence(entry.hub_id).describe()
+        else:
+            present = "give --weights" if entry.needs_weights else "bundled"
         rows.append((entry, present))
     if args.json:
         data = [{**entry.model_dump(mode="json"), "present": present} for entry, present in rows]
         print(json.dumps(data, indent=2))
         return 0
-    header = ("NAME", "KIND", "ROLES", "HUB ID", "WEIGHTS", "GPU", "PRESENT")
+    header = ("NAME", "KIND", "ROLES", "HUB ID", "WEIGHTS", "GPU", "COORDINATES", "PRESENT")
     table = [header]
     for entry, present in rows:
         table.append(
@@ -139,7 +146,12 @@ def cmd_list(args: argparse.Namespace) -> int:
                 ",".join(entry.roles),
                 entry.hub_id or "-",
                 f"{entry.weights_gb:g} GiB" if entry.weights_gb else "-",
-                _gpu_text(entry.recommended_gpu_gb, entry.vllm.tensor_parallel_size if entry.vllm else 1),
+                "depends"
+                if entry.needs_weights
+                else _gpu_text(
+                    entry.recommended_gpu_gb, entry.vllm.tensor_parallel_size if entry.vllm else 1
+                ),
+                entry.coordinates or "-",
                 present,
             )
         )
