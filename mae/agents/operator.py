@@ -30,7 +30,7 @@ from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.errors import ActionError
 from mae.llm.client import ChatClient
-from mae.llm.coordinates import CoordinateMapper, describe_swipe_example
+from mae.llm.coordinates import CoordinateMapper, describe_swipe_example, describe_tap_example
 from mae.memory.working import ActionRecord, WorkingMemory
 from mae.perception.elements import Perception
 
@@ -225,9 +225,8 @@ def build_prompt(
             "errors": errors_text(memory, history),
             "tips": tips.strip() or "(none)",
             "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper)),
-            # the format example's tap: the screen's centre-ish point (540, 1200 on 1080x2340), model space
-            "tap_x": mapper.x_to_model(round(screen.size[0] / 2)),
-            "tap_y": mapper.y_to_model(round(screen.size[1] * 1200 / 2340)),
+            "tap_x": describe_tap_example(mapper)[0],
+            "tap_y": describe_tap_example(mapper)[1],
             "shortcuts": describe_shortcuts(shortcuts),
             "width": width,
             "height": height,

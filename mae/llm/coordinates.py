@@ -200,3 +200,9 @@ def describe_swipe_example(mapper: CoordinateMapper) -> tuple[int, int, int, int
     y2 = mapper.y_to_model(round(height * 500 / 2340))
     switch = mapper.x_to_model(round(width * 500 / 1080))
     return x, y1, y2, switch
+
+
+def describe_tap_example(mapper: CoordinateMapper) -> tuple[int, int]:
+    """The prompts' format-example tap, in the model's space: (540, 1200) on a 1080x2340 screen, scaled."""
+    width, height = mapper.screen_size
+    return mapper.x_to_model(round(width / 2)), mapper.y_to_model(round(height * 1200 / 2340))
