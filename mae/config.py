@@ -17,6 +17,7 @@ from platformdirs import user_cache_dir, user_data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mae.errors import ConfigError
+from mae.llm.coordinates import family_convention
 from mae.llm.providers import AGENT_ROLES, PRESETS, ModelProfile, preset
 
 if sys.version_info >= (3, 11):
@@ -104,6 +105,11 @@ class Settings(BaseModel):
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
+    coordinates: str | None = Field(
+        None,
+        description="coordinate convention (mae.llm.coordinates); None = the model family's own for "
+        "'vllm'/'custom' backbones, the preset's otherwise",
+    )
     roles: dict[str, RoleModel] = Field(default_factory=dict)
     device: str | None = Field(None, description="ADB serial, 'virtual', or None for auto")
     log_dir: Path = Path("runs")
@@ -137,7 +143,9 @@ class Settings(BaseModel):
                 profile.base_url = base_url
             if key_env:
                 profile.api_key_env = key_env
-        return profile
+        local = profile.provider in ("vllm", "custom")
+        convention = self.coordinates or (family_convention(profile.model) if local else None)
+        return profile.with_convention(convention) if convention else profile
 
 
 ENV_FIELDS: dict[str, str] = {
@@ -145,6 +153,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_BASE_URL": "base_url",
     "MAE_MODEL": "model",
     "MAE_API_KEY_ENV": "api_key_env",
+    "MAE_COORDINATES": "coordinates",
     "MAE_DEVICE": "device",
     "MAE_LOG_DIR": "log_dir",
     "MAE_MEMORY_DIR": "memory_dir",
