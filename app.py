@@ -20,7 +20,8 @@ from mae.device import VIRTUAL
 from mae.errors import MaeError
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.safety import DEFAULT_RULES
-from mae.ui import history, memory_tab
+from mae.ui import history, memory_tab, space
+from mae.ui.agent_picker import agent_picker, wire_agent_picker
 from mae.ui.devices import (
     MANUAL_OPS,
     attached,
@@ -109,6 +110,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             "press **Run**. No phone? The built-in virtual phone works offline.",
             elem_id="mae-header",
         )
+        if space.space_id():
+            gr.Markdown(space.banner(settings), elem_id="mae-space-banner")
         with gr.Tabs():
             with gr.Tab("Run", id="run"), gr.Row(equal_height=False):
                 with gr.Column(scale=4, min_width=300):
@@ -138,6 +141,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     backbone = gr.Dropdown(
                         backbone_choices(), value=settings.backbone, label="Backbone", elem_id="mae-backbone"
                     )
+                    agent = agent_picker(settings.loop.agent)
                     with gr.Row():
                         base_url = gr.Textbox(
                             value=settings.base_url or "", label="Base URL", elem_id="mae-base-url"
@@ -197,7 +201,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     overlay = gr.Checkbox(
                         value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay"
                     )
-                    manual_status = gr.Markdown(MANUAL_HINT, elem_id="mae-manual-status")
+                    manual_status = gr.Markdown(
+                        space.MANUAL_OFF if space.space_id() else MANUAL_HINT, elem_id="mae-manual-status"
+                    )
                 with gr.Column(scale=5, min_width=340):
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
                     progress = gr.HTML(progress_html(RunView()), elem_id="mae-progress")
@@ -210,7 +216,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         working = gr.Markdown(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
 
-            with gr.Tab("Memory", id="memory") as memory_page:
+            with gr.Tab("Memory", id="memory", visible=not space.space_id()) as memory_page:
                 mem_header = gr.Markdown(elem_id="mae-memory-header")
                 with gr.Row(equal_height=False):
                     with gr.Column():
@@ -254,7 +260,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         rollback_btn = gr.Button("Roll back to this version", elem_id="mae-rollback")
                         mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
 
-            with gr.Tab("History", id="history") as history_page:
+            with gr.Tab("History", id="history", visible=not space.space_id()) as history_page:
                 runs_table = gr.Dataframe(
                     headers=history.RUN_COLUMNS,
                     interactive=False,
@@ -305,9 +311,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             run_btn,
             stop_btn,
         ]
-        form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, fresh, rules]
+        form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, fresh, rules, agent]
         form_inputs += [*role_backbones, *role_models, *key_boxes]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
+        wire_agent_picker(agent, evolve)
 
         def render(tab: TabState, view: RunView, image: Any) -> tuple[Any, ...]:
             busy = view.running
@@ -326,8 +333,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
             task_text, device_name, backbone_name, url, model_name, steps, evolution, fresh_start = values[:8]
-            rule_names = values[8]
-            count, rest = len(AGENT_ROLES), list(values[9:])
+            rule_names, agent_name = values[8], values[9]
+            count, rest = len(AGENT_ROLES), list(values[10:])
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
@@ -341,6 +348,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),
+                agent=agent_name or "e",
             )
             return form, list(rule_names or [])
 
@@ -372,19 +380,28 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     yield render(tab, run.view, gr.skip())
                     return
 
-        def on_run(tab: TabState | None, show_boxes: bool, *values: Any) -> Iterator[tuple[Any, ...]]:
+        def on_run(
+            tab: TabState | None, show_boxes: bool, request: gr.Request, *values: Any
+        ) -> Iterator[tuple[Any, ...]]:
             tab = tab or TabState()
             tab.show_boxes = bool(show_boxes)
             refusal = None
             with start_lock:
                 try:
                     form, rule_names = read_form(values)
-                    running = registry.active(form.device)
+                    # on a Space each visitor has their own phone, so their own run slot
+                    slot = f"{form.device}#{request.session_hash}" if space.space_id() else form.device
+                    running = registry.active(slot)
                     if running is not None:
                         tab.run = running
                         refusal = BUSY_NOTE
                     else:
                         job = backend.make_job(form, rule_names)
+                        if space.space_id():  # each visitor: own runs, memory and virtual phone; own keys
+                            job.settings = space.session_settings(job.settings, request.session_hash)
+                            job.device = space.session_phone(request.session_hash or "")
+                        if refused := space.key_refusal(job.settings, form.api_keys):
+                            raise MaeError(refused)
                         absent = missing_keys(job.settings, form.api_keys, os.environ)
                         if absent:
                             raise MaeError(
@@ -397,7 +414,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         view = RunView(
                             started_at=time.time(), max_steps=job.settings.loop.max_steps, task=job.task
                         )
-                        run = LiveRun(form.device, controller, view)
+                        run = LiveRun(slot, controller, view)
                         job.on_perception = controller.post
                         registry.add(run)
                         run.start(job)
@@ -418,7 +435,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             """The running run this tab shows, else the one on its phone."""
             if tab is not None and tab.run is not None and tab.run.active:
                 return tab.run
-            return registry.active(device_name or VIRTUAL)
+            return None if space.space_id() else registry.active(device_name or VIRTUAL)
 
         def on_stop(tab: TabState | None, device_name: str) -> str:
             run = tab_run(tab, device_name)
@@ -452,13 +469,15 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 tab.quiet_until = 0.0
                 if tab.show_boxes:
                     tab.refresh(lambda: screen, perceptor, force=True)
-                return tab, tab.shown(), MANUAL_HINT
+                return tab, tab.shown(), space.MANUAL_OFF if space.space_id() else MANUAL_HINT
             except Exception as exc:
                 return tab, gr.skip(), f"⚠ {error_message(exc)}"
 
         def on_tick(tab: TabState | None, device_name: str) -> Any:
             """The live view: a new picture when the phone changed (idle, or between a run's steps)."""
             if tab is None or time.monotonic() < tab.quiet_until:
+                return gr.skip()
+            if space.space_id():  # each visitor's phone is their own: shown by their runs only
                 return gr.skip()
             run = registry.active(device_name or VIRTUAL)
             if run is not None:
@@ -498,6 +517,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         overlay.change(on_overlay, [state, overlay, device], phone, show_progress="hidden")
 
         def manual(tab: TabState | None, name: str, op: str, arguments: dict[str, Any]) -> tuple[Any, str]:
+            if space.space_id():  # the shown phone is shared: visitors operate their own phone by runs
+                return gr.skip(), space.MANUAL_OFF
             run = registry.active(name)
             paused = run is not None and run.view.pending_approval is not None
             if run is not None and not paused:
@@ -538,6 +559,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
 
         def on_reset(tab: TabState | None, name: str) -> tuple[Any, str]:
+            if space.space_id():  # each visitor's own phone starts fresh with every run
+                return gr.skip(), space.MANUAL_OFF
             if registry.active(name) is not None:
                 return gr.skip(), "A run is operating this phone: press Stop first, then Reset phone."
             try:
@@ -725,14 +748,14 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             values = remembered_values if isinstance(remembered_values, dict) else {}
             serials = attached(lister)
             choices = device_choices(serials)
-            running = registry.active()
+            running = None if space.space_id() else registry.active()  # never another visitor's run
             chosen = default_device(serials, settings.device)
             if running is not None:  # a run is going: show it (this tab re-attaches)
                 chosen = running.device
             elif values.get("device") in [v for _, v in choices]:
                 chosen = values["device"]
             # a reload shows the run going on the phone, else the phone's last run (its final state)
-            tab = TabState(run=running or registry.get(chosen))
+            tab = TabState(run=running or (None if space.space_id() else registry.get(chosen)))
             tab, image, message = current_screen(tab, chosen)
             restored = [
                 gr.update(value=values[name]) if restorable(name, values.get(name)) else gr.skip()
@@ -812,7 +835,7 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the demo and serve it."""
     args = parse_args(argv)
     try:
-        settings = load_settings(args.profile, overrides=settings_overrides(args))
+        settings = space.apply_defaults(load_settings(args.profile, overrides=settings_overrides(args)))
         backend = Backend(settings, approval_timeout_s=approval_timeout())
         options = server_options(args).launch_kwargs()
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback

@@ -30,7 +30,7 @@ from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.errors import ActionError
 from mae.llm.client import ChatClient
-from mae.llm.coordinates import CoordinateMapper
+from mae.llm.coordinates import CoordinateMapper, describe_swipe_example, describe_tap_example
 from mae.memory.working import ActionRecord, WorkingMemory
 from mae.perception.elements import Perception
 
@@ -72,6 +72,30 @@ class OperatorDecision(BaseModel):
             completed_steps=completed,
             executed=completed > 0,
         )
+
+    @classmethod
+    def from_call(
+        cls,
+        call: ActionCall,
+        screen_call: ActionCall,
+        steps: list[AtomicAction],
+        *,
+        thought: str = "",
+        description: str = "",
+        text: str | None = None,
+    ) -> OperatorDecision:
+        """A decision from a validated call (as written, in screen pixels) and its atomic steps."""
+        decision = cls(
+            thought=thought,
+            action={"name": call.name, "arguments": call.arguments},
+            text=text or str(call),
+            description=description,
+            shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+            screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
+            atomic=[str(s) for s in steps],
+        )
+        decision._steps = steps
+        return decision
 
     @property
     def call(self) -> ActionCall:
@@ -187,7 +211,8 @@ def build_prompt(
     prompts_dir: Path | None = None,
 ) -> str:
     """The rendered Operator prompt (coordinates in the space its model answers in)."""
-    width, height = screen.mapper(client, ROLE).model_size
+    mapper = screen.mapper(client, ROLE)
+    width, height = mapper.model_size
     return render_prompt(
         "operator",
         {
@@ -199,7 +224,9 @@ def build_prompt(
             "history": history_text(memory, history),
             "errors": errors_text(memory, history),
             "tips": tips.strip() or "(none)",
-            "atomic_actions": describe_atomic_actions(),
+            "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper)),
+            "tap_x": describe_tap_example(mapper)[0],
+            "tap_y": describe_tap_example(mapper)[1],
             "shortcuts": describe_shortcuts(shortcuts),
             "width": width,
             "height": height,

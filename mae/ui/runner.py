@@ -25,6 +25,7 @@ from mae.errors import ConfigError, DeviceBusyError, DeviceError
 from mae.events import Event
 from mae.loop import PerceptorLike
 from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
+from mae.perception.a11y import TreeSource
 from mae.perception.elements import Perception
 from mae.runtime import build_perceptor, build_runtime
 from mae.safety import DEFAULT_RULES, SafetyPolicy
@@ -49,8 +50,17 @@ class PerceptorTap:
         self.inner = inner
         self.listener = listener
 
-    def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
-        perception = self.inner.perceive(image, keyboard_active)
+    @property
+    def accepts_tree(self) -> bool:
+        return bool(getattr(self.inner, "accepts_tree", False))
+
+    def perceive(
+        self, image: Image.Image, keyboard_active: bool | None = None, tree: TreeSource | None = None
+    ) -> Perception:
+        if tree is None:
+            perception = self.inner.perceive(image, keyboard_active)
+        else:
+            perception = self.inner.perceive(image, keyboard_active, tree=tree)  # type: ignore[call-arg]
         with contextlib.suppress(Exception):  # the overlay is cosmetic: never let it break a run
             self.listener(perceived(image, perception))
         return perception
@@ -178,10 +188,6 @@ class Backend:
 
         if job.fresh_start:
             fresh_start(job.device)
-        memory = MemorySession(settings, runtime.client, evolve=settings.evolution.evolve)
-        prepared = memory.prepare(job.task)
-        for note in prepared.notes:  # withheld Shortcuts, retrieval, unreadable memory versions
-            hooks.listener(Event("warning", data={"message": f"memory: {note}"}))
 
         def approve(call: ActionCall, description: str, step: int) -> bool:
             return hooks.approve({"action": str(call), "description": description, "step": step})
@@ -197,6 +203,12 @@ class Backend:
             safety=job.safety,
             backbone=runtime.backbone,
         )
+        if settings.loop.agent != "e":  # the baselines neither read nor change the long-term memory
+            return runner(job.task, "", {}, None)
+        memory = MemorySession(settings, runtime.client, evolve=settings.evolution.evolve)
+        prepared = memory.prepare(job.task)
+        for note in prepared.notes:  # withheld Shortcuts, retrieval, unreadable memory versions
+            hooks.listener(Event("warning", data={"message": f"memory: {note}"}))
         result = runner(job.task, prepared.tips, prepared.shortcuts, prepared.guard)
         if not memory.evolve:
             return result
