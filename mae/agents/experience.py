@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from mae.actions import describe_atomic_actions
 from mae.agents.base import AgentResult, TurnListener, ask
-from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.parsing import ReplyProblem, first_json, load_json, require_sections, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
@@ -31,7 +31,7 @@ from mae.memory.shortcuts import (
     shortcut_entries,
     shortcut_to_json,
 )
-from mae.memory.tips import normalize_tips, split_tips
+from mae.memory.tips import format_tips, normalize_tips, split_tips
 from mae.memory.usage import apply_usage, failure_report
 from mae.memory.working import WorkingMemory
 from mae.results import TaskResult
@@ -132,11 +132,39 @@ def future_tasks_text(future_tasks: Sequence[str] | None) -> str:
     return "\n".join(f"- {task}" for task in future_tasks)
 
 
+MAX_TIPS = 40
+"""Most Tips kept from one reply (the rest are dropped with a warning)."""
+MAX_TIP_CHARS = 400
+"""Longest single tip kept (longer ones are cut with a warning)."""
+MAX_SHORTCUT_JSON_CHARS = 16_000
+"""Largest Shortcuts section read; a larger one is refused."""
+MAX_SHORTCUTS_PER_REPLY = 10
+"""Most Shortcut proposals read from one section (the rest are dropped with a warning)."""
+
+_ECHOES = (
+    "reply in exactly this format",
+    "guidelines:",
+    "the complete updated list of tips as a numbered list",
+    "what this task teaches, in a few sentences",
+    "keep every current tip that is still right",
+)
+
+
 def parse_tips_reply(text: str, current_count: int = 0) -> TipsReply:
-    """Read ``### Updated Tips ###``; refuse an empty list or one that silently drops most tips."""
+    """Read ``### Updated Tips ###``; refuse an empty list, one that silently drops most tips, or one
+    that echoes the prompt's instructions. More than ``MAX_TIPS`` tips, or tips longer than
+    ``MAX_TIP_CHARS``, are trimmed with a warning."""
     sections = require_sections(text, ["Updated Tips"], optional=("Thought",))
     tips = normalize_tips(strip_fence(sections["Updated Tips"]))
-    count = len(split_tips(tips))
+    lowered = tips.lower()
+    echoed = [phrase for phrase in _ECHOES if phrase in lowered]
+    if echoed:
+        raise ReplyProblem(
+            f"### Updated Tips ### repeats the instructions ({echoed[0]!r}): write only the tips themselves, "
+            "as a numbered list"
+        )
+    items = split_tips(tips)
+    count = len(items)
     if count == 0:
         raise ReplyProblem("### Updated Tips ### is empty: give the complete numbered list of Tips")
     if current_count >= 4 and count < (current_count + 1) // 2:
@@ -144,28 +172,50 @@ def parse_tips_reply(text: str, current_count: int = 0) -> TipsReply:
             f"### Updated Tips ### has {count} tips but there were {current_count}: return the complete "
             "updated list, keeping every existing tip that is still right"
         )
+    if count > MAX_TIPS or any(len(item) > MAX_TIP_CHARS for item in items):
+        log.warning(
+            "the Tips reply had %d tips (longest %d characters); kept %d tips of at most %d characters",
+            count,
+            max(len(item) for item in items),
+            min(count, MAX_TIPS),
+            MAX_TIP_CHARS,
+        )
+        tips = format_tips([_cut(item, MAX_TIP_CHARS) for item in items[:MAX_TIPS]])
     return TipsReply(thought=sections["Thought"], tips=tips)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _json_list(section: str, title: str) -> list[Any]:
     text = strip_fence(section)
-    if text.strip().rstrip(".").lower() in ("", "none", "null", "n/a", "no", "nothing"):
+    if text.strip().rstrip(".").lower() in ("", "none", "null", "n/a", "no", "nothing", "[]"):
         return []
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    if len(text) > MAX_SHORTCUT_JSON_CHARS:
         raise ReplyProblem(
-            f"### {title} ### is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): "
-            "write a JSON list of Shortcut objects, or [] for none"
-        ) from None
-    except ValueError as exc:  # e.g. an integer too long to convert
-        raise ReplyProblem(f"### {title} ### cannot be read as JSON ({exc})") from None
+            f"### {title} ### is {len(text)} characters long: propose at most a few short Shortcuts "
+            f"(under {MAX_SHORTCUT_JSON_CHARS} characters of JSON)"
+        )
+    starts = [i for i in (text.find("["), text.find("{")) if i >= 0]
+    if not starts:
+        raise ReplyProblem(f"### {title} ### must be a JSON list of Shortcut objects, or [] for none")
+    opening = text[min(starts)]
+    body = first_json(text, opening, f"### {title} ###")
+    if body is None:
+        raise ReplyProblem(f"### {title} ### is not valid JSON (a {opening} is never closed)")
+    data = load_json(body, f"### {title} ###")
     if data is None:
         return []
     try:
-        return [value for _key, value in shortcut_entries(data)]
+        entries = [value for _key, value in shortcut_entries(data)]
     except ValueError:
         raise ReplyProblem(f"### {title} ### must be a JSON list of Shortcut objects, or []") from None
+    if len(entries) > MAX_SHORTCUTS_PER_REPLY:
+        kept = MAX_SHORTCUTS_PER_REPLY
+        log.warning("%s proposed %d Shortcuts; kept the first %d", title, len(entries), kept)
+        entries = entries[:MAX_SHORTCUTS_PER_REPLY]
+    return entries
 
 
 def parse_shortcuts_reply(text: str) -> ShortcutsReply:

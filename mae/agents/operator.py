@@ -26,7 +26,7 @@ from mae.actions import (
 )
 from mae.agents.base import AgentResult, Screen, TurnListener, ask
 from mae.agents.manager import describe_shortcuts
-from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.parsing import ReplyProblem, require_sections
 from mae.agents.prompting import render_prompt
 from mae.errors import ActionError
 from mae.llm.client import ChatClient
@@ -77,13 +77,6 @@ class OperatorDecision(BaseModel):
     def call(self) -> ActionCall:
         """The action in screen pixels (what the approver and the safety policy see)."""
         return ActionCall.model_validate(self.screen_action)
-
-
-def _action_text(section: str) -> str:
-    text = strip_fence(section)
-    if not text.startswith("{") and "{" in text and "}" in text:
-        text = text[text.index("{") : text.rindex("}") + 1]
-    return text
 
 
 def _named_arguments(call: ActionCall, shortcuts: Mapping[str, Shortcut]) -> ActionCall:
@@ -138,7 +131,7 @@ def validate_action(
     Raises ``ReplyProblem(kind="action")`` with a message for the model.
     """
     try:
-        call = _named_arguments(parse_action_text(_action_text(section)), shortcuts)
+        call = _named_arguments(parse_action_text(section, shortcuts), shortcuts)
         resolve_call(call, shortcuts, screen=mapper.model_size)
         screen_call = to_screen(call, shortcuts, mapper)
         steps = resolve_call(screen_call, shortcuts, screen=screen.size)
