@@ -426,29 +426,20 @@ def _call_from_json(data: Any, shortcuts: Iterable[str]) -> ActionCall:
     return ActionCall(name=canonical_action_name(data[name_key], shortcuts), arguments=arguments)
 
 
+_CALL_START = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*) {0,3}\(")
+
+
 def _find_call(text: str, shortcuts: Iterable[str]) -> tuple[str, int] | None:
-    """``(name, index of its opening parenthesis)`` of the first known action written as a call."""
+    """``(name, index of its opening parenthesis)`` of the first known action written as a call, or of
+    a call at the very start of ``text`` (so an unknown name gets its own message)."""
     keys = {_name_key(n) for n in (*ATOMIC_ACTIONS, *shortcuts)}
-    index, first_any = 0, None
-    length = len(text)
-    while index < length:
-        starts_word = index == 0 or not (text[index - 1].isalnum() or text[index - 1] == "_")
-        if text[index].isalpha() and starts_word:
-            end = index
-            while end < length and (text[end].isalnum() or text[end] == "_"):
-                end += 1
-            paren = end
-            while paren < length and paren - end < 3 and text[paren] == " ":
-                paren += 1
-            if paren < length and text[paren] == "(":
-                word = text[index:end]
-                if _name_key(word) in keys:
-                    return word, paren
-                if first_any is None and index == 0:
-                    first_any = (word, paren)
-            index = end
-        else:
-            index += 1
+    first_any = None
+    for match in _CALL_START.finditer(text):
+        word = match.group(1)
+        if _name_key(word) in keys:
+            return word, match.end() - 1
+        if first_any is None and match.start() == 0:
+            first_any = (word, match.end() - 1)
     return first_any
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from mae.agents.base import AgentResult, Screen, TurnListener, ask
-from mae.agents.parsing import require_sections
+from mae.agents.parsing import require_sections, says_none
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
 from mae.memory.working import WorkingMemory
@@ -24,7 +24,7 @@ class NotetakerReply(BaseModel):
 def parse_reply(text: str) -> NotetakerReply:
     """Read ``### Important Notes ###``; ``None`` means no notes."""
     notes = require_sections(text, ["Important Notes"])["Important Notes"].strip()
-    return NotetakerReply(notes="" if notes.rstrip(".").lower() in {"none", "n/a", "no notes"} else notes)
+    return NotetakerReply(notes="" if says_none(notes, ("none", "n/a", "no notes", "nothing new")) else notes)
 
 
 def build_prompt(

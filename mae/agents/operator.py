@@ -203,6 +203,32 @@ def build_prompt(
     )
 
 
+def parse_reply(
+    text: str,
+    *,
+    shortcuts: Mapping[str, Shortcut],
+    screen: Screen,
+    mapper: CoordinateMapper,
+    guard: ShortcutGuard | None = None,
+) -> OperatorDecision:
+    """Read ``### Thought ###``, ``### Action ###`` and ``### Description ###`` and validate the action."""
+    sections = require_sections(text, ["Action", "Description"], optional=("Thought",))
+    call, screen_call, steps = validate_action(
+        sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
+    )
+    decision = OperatorDecision(
+        thought=sections["Thought"],
+        action={"name": call.name, "arguments": call.arguments},
+        text=str(call),
+        description=sections["Description"],
+        shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+        screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
+        atomic=[str(s) for s in steps],
+    )
+    decision._steps = steps
+    return decision
+
+
 def act(
     client: ChatClient,
     memory: WorkingMemory,
@@ -219,21 +245,7 @@ def act(
     mapper = screen.mapper(client, ROLE)
 
     def parse(text: str) -> OperatorDecision:
-        sections = require_sections(text, ["Action", "Description"], optional=("Thought",))
-        call, screen_call, steps = validate_action(
-            sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
-        )
-        decision = OperatorDecision(
-            thought=sections["Thought"],
-            action={"name": call.name, "arguments": call.arguments},
-            text=str(call),
-            description=sections["Description"],
-            shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
-            screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
-            atomic=[str(s) for s in steps],
-        )
-        decision._steps = steps
-        return decision
+        return parse_reply(text, shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard)
 
     prompt = build_prompt(client, memory, screen, tips, shortcuts, history, prompts_dir)
     return ask(client, ROLE, prompt, [screen.encoded(client, ROLE)], parse, agent=ROLE, on_turn=on_turn)

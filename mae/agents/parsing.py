@@ -194,6 +194,16 @@ def require_sections(text: str, required: list[str], optional: tuple[str, ...] =
     return {name: found.get(normalize_header(name), "") for name in wanted}
 
 
+def says_none(text: str, words: Iterable[str] = ("none", "n/a", "na", "nothing", "no", "null", "[]")) -> bool:
+    """Whether a section says "nothing": its first line is one of ``words`` (decoration and a final
+    full stop ignored), whatever sign-off follows after a blank line."""
+    body = normalize_reply(text).strip()
+    if not body:
+        return True
+    first = body.split("\n\n", 1)[0].strip().strip("*_`").strip().rstrip(".").strip().lower()
+    return first in set(words)
+
+
 # --------------------------------------------------------------------------------------------------
 # Single values: outcome letters, yes/no verdicts, Finished
 
@@ -282,9 +292,11 @@ def is_finished(subgoal: str) -> bool:
 
     ``Finished`` at the start followed by nothing or punctuation (``Finished: the note is saved``,
     ``Finished - ...``, ``Finished, ...``, ``Finished (...)``), or as the last sentence
-    (``All subgoals completed. Finished.``), but not ``Finished the search, now ...``.
+    (``All subgoals completed. Finished.``), but not ``Finished the search, now ...``. Only the first
+    line counts: a model's sign-off after the subgoal is not part of it.
     """
-    text = normalize_reply(subgoal).strip().strip("*_`\"' ").lstrip("#").strip().strip("*_`\"' ")
+    text = normalize_reply(subgoal).strip().split("\n", 1)[0]  # prose after the subgoal is not it
+    text = text.strip().strip("*_`\"' ").lstrip("#").strip().strip("*_`\"' ")
     lowered = text.lower()
     if lowered.startswith("finished"):
         after = lowered[len("finished") :]
@@ -300,8 +312,9 @@ def is_finished(subgoal: str) -> bool:
 # Embedded JSON and calls
 
 
-def nesting_depth(text: str) -> int:
-    """Deepest ``{[(`` nesting in ``text`` (brackets inside quoted strings ignored)."""
+def nesting_depth(text: str, stop_above: int = MAX_NESTING) -> int:
+    """Deepest ``{[(`` nesting in ``text`` (brackets inside quoted strings ignored); counting stops as
+    soon as it passes ``stop_above``."""
     depth = deepest = 0
     quote = ""
     escaped = False
@@ -318,7 +331,10 @@ def nesting_depth(text: str) -> int:
             quote = char
         elif char in "{[(":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop_above:
+                    return deepest
         elif char in "}])":
             depth = max(depth - 1, 0)
     return deepest

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from mae.actions import Shortcut, canonical_action_name
 from mae.agents.base import TurnListener, ask
-from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.parsing import ReplyProblem, require_sections, says_none, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.config import EvolutionSettings
 from mae.llm.client import ChatClient
@@ -68,7 +68,7 @@ def parse_tip_selection(text: str, count: int) -> TipSelection:
     """Numbers from ``### Selected Tips ###`` (``None`` = no tip); all must be between 1 and ``count``."""
     sections = require_sections(text, ["Selected Tips"], optional=("Thought",))
     body = strip_fence(sections["Selected Tips"])
-    if body.strip().rstrip(".").lower() in _NONE:
+    if says_none(body, _NONE):
         return TipSelection(thought=sections["Thought"])
     numbers = _tip_numbers(body)
     if not numbers:
@@ -93,7 +93,7 @@ def parse_shortcut_selection(text: str, known: list[str]) -> ShortcutSelection:
     """Known names from ``### Selected Shortcuts ###`` (``None`` = none; other words are ignored)."""
     sections = require_sections(text, ["Selected Shortcuts"], optional=("Thought",))
     body = strip_fence(sections["Selected Shortcuts"])
-    if body.strip().rstrip(".").lower() in _NONE:
+    if says_none(body, _NONE):
         return ShortcutSelection(thought=sections["Thought"])
     keys = {canonical_action_name(name, known): name for name in known}
     words = re.findall(r"[A-Za-z][A-Za-z0-9_]*", body[:4000])
