@@ -180,7 +180,7 @@ def _clean_section(content: str) -> str:
 def require_sections(text: str, required: list[str], optional: tuple[str, ...] = ()) -> dict[str, str]:
     """The sections of ``text``; ``ReplyProblem`` naming every required section missing or empty."""
     wanted = [*required, *optional]
-    if not text.strip():
+    if not _unwrap_whole_reply(normalize_reply(text)).strip():
         layout = " ".join(f"### {name} ###" for name in wanted)
         raise ReplyProblem(f"the reply was empty; write each section under its header: {layout}")
     found = extract_sections(text, wanted)

@@ -82,7 +82,7 @@ def parse_tip_selection(text: str, count: int) -> TipSelection:
 def _tip_numbers(body: str) -> list[int]:
     """Tip numbers in ``1, 3 and 5``, ``[2, 4]``, ``Tip 2`` or ``1-3`` (a range)."""
     numbers: list[int] = []
-    for low, high in re.findall(r"(\d{1,6})(?:\s*[-–]\s*(\d{1,6}))?", body[:4000]):
+    for low, high in re.findall(r"(\d{1,6})(?:[ \t]*[-–][ \t]*(\d{1,6}))?", body[:4000]):
         first = int(low)
         last = int(high) if high else first
         numbers.extend(range(first, min(last, first + 200) + 1) if last >= first else [first])
