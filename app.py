@@ -19,6 +19,7 @@ from PIL import Image
 
 from mae.config import load_settings
 from mae.errors import MaeError
+from mae.llm.keys import configure_server_keys
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.perception.elements import Perception
 from mae.safety import DEFAULT_RULES
@@ -68,7 +69,8 @@ EXAMPLES = [
 MANUAL_HINT = "Click the screen to tap there, or use the buttons (when no run is active)."
 KEY_NOTE = (
     "API keys stay in this browser session's memory only; they are never written to disk or logs. "
-    "Empty fields fall back to the server's environment variables."
+    "Empty fields fall back to the server's keys, which go only to their own provider (never to a Base "
+    "URL typed here) and are not used at all when this demo is public."
 )
 
 
@@ -612,7 +614,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         settings = load_settings(args.profile, overrides=settings_overrides(args))
         backend = Backend(settings, approval_timeout_s=approval_timeout())
-        options = server_options(args).launch_kwargs()
+        server = server_options(args)
+        options = server.launch_kwargs()
+        refused = configure_server_keys(share=server.share, host=server.host)
+        if refused:
+            print(f"{refused[:1].upper()}{refused[1:]}: visitors enter their own API keys.")
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
         raise SystemExit(f"error: {exc}") from None
     launch(build_demo(backend), **options)

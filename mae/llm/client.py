@@ -8,7 +8,6 @@ failures become typed errors chosen by exception type and HTTP status. Every cal
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
@@ -31,6 +30,7 @@ from mae.llm.errors import (
     ModelTimeoutError,
 )
 from mae.llm.images import EncodedImage, encode_image
+from mae.llm.keys import resolve_key
 from mae.llm.providers import ModelProfile
 
 ROLE_HEADER = "X-Mae-Role"
@@ -118,15 +118,7 @@ class ChatClient:
         self._api_key(self.profile(role))
 
     def _api_key(self, profile: ModelProfile) -> str:
-        if profile.api_key_env is None:
-            return "EMPTY"
-        key = self._api_keys.get(profile.api_key_env) or os.environ.get(profile.api_key_env)
-        if not key:
-            raise ModelAuthError(
-                f"no API key for {profile.provider} ({profile.model}): set the environment variable "
-                f"{profile.api_key_env}, or enter the key in the demo's settings"
-            )
-        return key
+        return resolve_key(profile, self._api_keys)
 
     def _sdk(self, profile: ModelProfile) -> openai.OpenAI:
         key = self._api_key(profile)

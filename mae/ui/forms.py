@@ -75,12 +75,15 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
         "model": form.model.strip() or None,
         "device": form.device or None,
     }
+    # A Base URL typed in the page gets a key only when a key is typed with it (never the server's).
+    typed_url = bool(update["base_url"]) and update["base_url"] != (base.base_url or None)
     if form.backbone == CUSTOM:
         if not update["base_url"] or not update["model"]:
             raise ConfigError("the custom backbone needs a base URL (ending in /v1) and a model name")
-        update["api_key_env"] = CUSTOM_KEY_ENV if custom_key else base.api_key_env
-    elif form.backbone != base.backbone:
-        update["api_key_env"] = None
+        server_key = None if typed_url or base.backbone != CUSTOM else base.api_key_env
+        update["api_key_env"] = CUSTOM_KEY_ENV if custom_key else server_key
+    elif form.backbone != base.backbone or typed_url:
+        update["api_key_env"] = CUSTOM_KEY_ENV if custom_key and typed_url else None
     roles: dict[str, RoleModel] = {}
     for role in AGENT_ROLES:
         backbone = (form.role_backbones.get(role) or SAME).strip()
