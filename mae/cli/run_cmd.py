@@ -42,6 +42,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model name at that endpoint")
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable that holds the API key")
     parser.add_argument("--profile", type=Path, help="TOML settings profile")
+    parser.add_argument(
+        "--timeout", type=float, metavar="S", help="total seconds per model call (default 120)"
+    )
+    parser.add_argument("--max-retries", type=int, metavar="N", help="retries per model call (default 3)")
+    parser.add_argument("--temperature", type=float, help="sampling temperature (default 0)")
+    parser.add_argument("--max-tokens", type=int, metavar="N", help="longest reply asked for (default 2048)")
     parser.add_argument("--max-steps", type=int, help="step limit (default 40)")
     parser.add_argument("--log-dir", type=Path, help="where run directories go (default ./runs)")
     parser.add_argument("--yes", action="store_true", help="approve sensitive actions without asking")
@@ -60,6 +66,10 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             "api_key_env": args.api_key_env,
             "log_dir": args.log_dir,
             "loop.max_steps": args.max_steps,
+            "timeout_s": args.timeout,
+            "max_retries": args.max_retries,
+            "temperature": args.temperature,
+            "max_tokens": args.max_tokens,
             **memory_cmd.memory_overrides(args),
         },
     )
