@@ -400,8 +400,16 @@ def reflect_on_task(
 
     tips_reply: TipsReply | None = None
     shortcuts_reply: ShortcutsReply | None = None
+    say = progress or (lambda _message: None)
+    down = provider_down(client, experience.exit_reason) if reflect else None
+    if down is not None:
+        message = f"Experience Reflectors skipped: {down}; the long-term memory is unchanged"
+        say(message)
+        log.warning("%s", message)
+        report.problems.append(message)
+        return report
     if reflect:
-        say = progress or (lambda _message: None)
+        calls_before = len(client.records)
         say("Experience Reflector: updating the Tips")
         tips_reply = _run(
             "Tips reflector",
@@ -415,19 +423,26 @@ def reflect_on_task(
             ),
             report,
         )
+        down = provider_down(client, "model_error", since=calls_before)
+        if down is not None:
+            report.problems.append(f"Shortcuts reflector skipped: {down}")
         say("Experience Reflector: looking for Shortcuts")
-        shortcuts_reply = _run(
-            "Shortcuts reflector",
-            lambda: reflect_shortcuts(
-                client,
-                experience,
-                preview,
-                policy,
-                future_tasks=future_tasks,
-                on_turn=on_turn,
-                prompts_dir=prompts_dir,
-            ),
-            report,
+        shortcuts_reply = (
+            None
+            if down is not None
+            else _run(
+                "Shortcuts reflector",
+                lambda: reflect_shortcuts(
+                    client,
+                    experience,
+                    preview,
+                    policy,
+                    future_tasks=future_tasks,
+                    on_turn=on_turn,
+                    prompts_dir=prompts_dir,
+                ),
+                report,
+            )
         )
 
     def mutate(state: MemoryState) -> Change:
@@ -465,6 +480,39 @@ def reflect_on_task(
     for problem in report.problems:
         log.warning("%s", problem)
     return report
+
+
+PROVIDER_DOWN_ERRORS = frozenset(
+    {"ModelAuthError", "ModelProviderError", "ModelTimeoutError", "ModelRateLimitError"}
+)
+"""Failures that mean the endpoint is unusable right now (a malformed reply does not)."""
+
+
+def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str | None:
+    """Why the Experience Reflectors' endpoint is known to be down, or None.
+
+    True when the run (or a reflector) ended on a model error whose last failed call (of the calls
+    from ``since`` on) was an auth, connection, rate-limit or timeout failure at the same base URL the
+    reflectors use.
+    """
+    if exit_reason != "model_error":
+        return None
+    failed = [record for record in client.records[since:] if not record.ok]
+    if not failed or failed[-1].error not in PROVIDER_DOWN_ERRORS:
+        return None
+    last = failed[-1]
+    try:
+        same = client.profile(last.role).base_url == client.profile(ROLE).base_url
+    except Exception:  # a role the client cannot describe: assume the same endpoint
+        same = True
+    if not same:
+        return None
+    kinds = {
+        "ModelAuthError": "the provider refused the API key",
+        "ModelTimeoutError": "the provider timed out",
+        "ModelRateLimitError": "the provider is rate limiting",
+    }
+    return kinds.get(last.error or "", "the provider could not be reached")
 
 
 def _run(name: str, call: Callable[[], AgentResult[Any]], report: ExperienceReport) -> Any:
