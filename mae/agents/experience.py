@@ -483,9 +483,10 @@ def reflect_on_task(
 
 
 PROVIDER_DOWN_ERRORS = frozenset(
-    {"ModelAuthError", "ModelProviderError", "ModelTimeoutError", "ModelRateLimitError"}
+    {"ModelAuthError", "ModelProviderError", "ModelTimeoutError", "ModelRateLimitError", "ModelResponseError"}
 )
-"""Failures that mean the endpoint is unusable right now (a malformed reply does not)."""
+"""Failures (after the client's retries) that mean the endpoint is unusable right now; a refused
+request (HTTP 400/404) may be specific to one prompt and does not count."""
 
 
 def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str | None:
@@ -511,8 +512,9 @@ def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str |
         "ModelAuthError": "the provider refused the API key",
         "ModelTimeoutError": "the provider timed out",
         "ModelRateLimitError": "the provider is rate limiting",
+        "ModelResponseError": "the provider sends replies that are not chat completions",
     }
-    return kinds.get(last.error or "", "the provider could not be reached")
+    return kinds.get(last.error or "", "the provider failed or could not be reached")
 
 
 def _run(name: str, call: Callable[[], AgentResult[Any]], report: ExperienceReport) -> Any:
