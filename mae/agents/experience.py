@@ -461,10 +461,16 @@ def reflect_on_task(
                 report.tips_updated = True
                 report.tips_after = len(split_tips(state.tips))
                 change.changes.append(f"Tips updated ({report.tips_before} -> {report.tips_after} tips)")
-            else:
-                report.problems.append(
-                    "the Tips were edited while the reflector ran; its update was not applied"
-                )
+            else:  # another run (or a person) changed the Tips meanwhile: keep both updates
+                merged = merge_tips(base.tips, tips_reply.tips, state.tips)
+                if merged != state.tips:
+                    state.tips = merged
+                    report.tips_updated = True
+                    report.tips_after = len(split_tips(state.tips))
+                    change.changes.append(
+                        f"Tips updated, merged with a concurrent change ({report.tips_before} -> "
+                        f"{report.tips_after} tips)"
+                    )
         if shortcuts_reply is not None:
             change.changes.extend(
                 apply_proposals(state, base, shortcuts_reply.new, shortcuts_reply.revised, report)
@@ -515,6 +521,23 @@ def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str |
         "ModelResponseError": "the provider sends replies that are not chat completions",
     }
     return kinds.get(last.error or "", "the provider failed or could not be reached")
+
+
+def merge_tips(base: str, ours: str, theirs: str) -> str:
+    """A three-way merge of Tips lists: ``theirs`` (the newest stored version) with the tips ``ours``
+    added to ``base`` and without the ones ``ours`` removed from it (compared by their text)."""
+
+    def key(item: str) -> str:
+        return " ".join(item.lower().split())
+
+    base_items, our_items, their_items = split_tips(base), split_tips(ours), split_tips(theirs)
+    base_keys = {key(item) for item in base_items}
+    our_keys = {key(item) for item in our_items}
+    removed = base_keys - our_keys
+    kept = [item for item in their_items if key(item) not in removed]
+    present = {key(item) for item in kept}
+    added = [item for item in our_items if key(item) not in base_keys and key(item) not in present]
+    return format_tips(kept + added)
 
 
 def _run(name: str, call: Callable[[], AgentResult[Any]], report: ExperienceReport) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -14,6 +15,8 @@ from mae.memory.working import WorkingMemory
 
 ROLE = "notetaker"
 
+log = logging.getLogger(__name__)
+
 
 class NotetakerReply(BaseModel):
     """The full updated notes W_N ('' when there is nothing worth keeping)."""
@@ -21,9 +24,19 @@ class NotetakerReply(BaseModel):
     notes: str
 
 
+MAX_NOTES_CHARS = 8000
+"""Longest notes kept (W_N is part of every later prompt); longer notes are cut with a warning."""
+
+
 def parse_reply(text: str) -> NotetakerReply:
-    """Read ``### Important Notes ###``; ``None`` means no notes."""
+    """Read ``### Important Notes ###``; ``None`` means no notes. Notes longer than
+    ``MAX_NOTES_CHARS`` are cut there, with a warning."""
     notes = require_sections(text, ["Important Notes"])["Important Notes"].strip()
+    if len(notes) > MAX_NOTES_CHARS:
+        log.warning(
+            "the Notetaker wrote %d characters of notes; kept the first %d", len(notes), MAX_NOTES_CHARS
+        )
+        notes = notes[:MAX_NOTES_CHARS].rstrip() + "\n[notes cut: too long]"
     return NotetakerReply(notes="" if says_none(notes, ("none", "n/a", "no notes", "nothing new")) else notes)
 
 

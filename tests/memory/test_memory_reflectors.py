@@ -21,7 +21,7 @@ from mae.llm import Message, ModelProviderError
 from mae.memory.longterm import MemoryStore, UsagePolicy
 from mae.memory.tips import INITIAL_TIPS, split_tips
 from mae.results import ExitReason
-from mae.testing.fake_model_server import FakeModelServer, FakeReply
+from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 
 TASK = "Search for ribeye steak on Walmart and note its price"
 
@@ -264,3 +264,32 @@ def test_memory_reflectors_are_skipped_when_the_run_ended_on_a_dead_provider(
     fake_server.assert_done()  # no reflector request reached the dead provider
     assert report.version is None and "Experience Reflectors skipped" in report.problems[0]
     assert store.load().version == before and store.load().tips == "1. Keep me.\n"
+
+
+def test_memory_two_runs_sharing_a_folder_both_keep_their_tips(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    store = MemoryStore(tmp_path)
+    store.set_tips("1. Old tip one.\n2. Old tip two.\n")
+    other_run = MemoryStore(tmp_path)
+
+    def respond(request: RecordedRequest) -> str:
+        if "Updated Tips" in request.text:  # while this reflector thinks, another run stores its update
+            other_run.set_tips("1. Old tip one.\n2. Old tip two.\n3. Tip from the other run.\n")
+            return tips_reply("Old tip one.", "Tip from this run.")  # this run dropped tip two
+        return shortcuts_reply()
+
+    fake_server.responder = respond
+    report = reflect_on_task(store, make_client(fake_server), task_result(TASK, [action(1, "Back()")]))
+    assert report.tips_updated and not report.problems
+    assert split_tips(store.load().tips) == ["Old tip one.", "Tip from the other run.", "Tip from this run."]
+
+
+def test_memory_oversized_model_output_is_trimmed_not_stored_whole() -> None:
+    from mae.agents import experience, notetaker
+
+    huge_tips = tips_reply(*[f"Tip {i}: " + "word " * 200 for i in range(200)])
+    tips = split_tips(experience.parse_tips_reply(huge_tips).tips)
+    assert len(tips) == experience.MAX_TIPS and all(len(t) <= experience.MAX_TIP_CHARS for t in tips)
+    notes = notetaker.parse_reply("### Important Notes ###\n" + "price 5 EUR; " * 100_000).notes
+    assert len(notes) < notetaker.MAX_NOTES_CHARS + 100
