@@ -201,6 +201,13 @@ def _coerce_arguments(cls: type[AtomicAction], arguments: dict[str, Any]) -> dic
             if not value.strip():
                 what = "the app's name" if key == "app_name" else "the text to type"
                 raise ActionError(f"{cls.signature}: {key} is empty; write {what} in quotes")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ActionError(
+                    f"{cls.signature}: {key} contains a broken character (an unpaired surrogate); write "
+                    "plain text"
+                ) from None
             out[key] = value.strip() if key == "app_name" else value
     return out
 

@@ -202,6 +202,14 @@ def read_profile(path: Path) -> dict[str, Any]:
         raise ConfigError(f"profile file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"profile file {path} is not valid TOML: {exc}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"profile file {path} is a folder: name a .toml file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"profile file {path} is not UTF-8 text: save it as UTF-8") from None
+    except RecursionError:
+        raise ConfigError(f"profile file {path} is nested too deeply to be a settings profile") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read profile file {path}: {exc.strerror or exc}") from None
     if any(k.lower() == "key" or k.lower().endswith("api_key") for k in _all_keys(data)):
         raise ConfigError(
             f"profile file {path} contains an API key: name the environment variable instead (api_key_env)"

@@ -55,7 +55,16 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Settings from the profile, the environment and these flags (flags win)."""
+    """Settings from the profile, the environment and these flags (flags win); ``ConfigError`` when the
+    log or memory folder names an existing file."""
+    settings = _load_run_settings(args)
+    for what, folder in (("log folder", settings.log_dir), ("memory folder", settings.memory_dir)):
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"the {what} {folder} is a file: name a folder (it is created if missing)")
+    return settings
+
+
+def _load_run_settings(args: argparse.Namespace) -> Settings:
     return load_settings(
         args.profile,
         overrides={
