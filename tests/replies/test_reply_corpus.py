@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ from mae.agents.base import Screen
 from mae.agents.parsing import ReplyProblem, extract_sections, strip_fence
 from mae.llm.coordinates import CoordinateMapper
 from mae.perception.elements import Perception
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from reply_parsing import WORST  # the issue's worst inputs, also timed by the benchmark
 
 DATA = Path(__file__).parent / "data"
 SCREEN = (1080, 2340)
@@ -241,34 +245,26 @@ def test_reply_fuzz_only_reply_problems_escape(agent: str, text: str) -> None:
 # --------------------------------------------------------------------------------------------------
 # The parsing budget: the issue's worst inputs each read in < 50 ms
 
-WORST = {
-    "fence-then-blank-lines": "```" + "\n" * 5000,
-    "header-with-space-runs": "## " + " " * 60000 + "x\n",
-    "header-space-runs-then-hash": "##" + (" " * 3000 + "#") * 20,
-    "deep-json": "### Action ###\n" + "{" * 60000,
-    "deep-call": "### Action ###\nTap(" + "[" * 60000,
-    "deep-shortcuts": "### New Shortcuts ###\n" + "[" * 15000 + "]" * 15000,
-    "long-number": '### Action ###\n{"name": "Tap", "arguments": {"x": ' + "9" * 5000 + ', "y": 1}}',
-    "many-fences": "### Action ###\n" + "```" * 20000,
-    "many-headers": "### Plan ###\n" * 5000,
-    "huge-reply": "### Plan ###\n" + "word " * 400_000,
-    "many-parens": "### Action ###\n" + "Tap(" * 15000,
-}
+
+def _best_of_three(function: Callable[[str], Any], text: str) -> float:
+    """Fastest of three reads (the budget is about the algorithm, not a busy machine's noise)."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        with contextlib.suppress(ReplyProblem):
+            function(text)
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 @pytest.mark.parametrize("case", list(WORST))
 def test_reply_parsing_budget(case: str) -> None:
     text = WORST[case]
     for agent in AGENTS:
-        started = time.perf_counter()
-        with contextlib.suppress(ReplyProblem):
-            PARSERS[agent](text)
-        elapsed = time.perf_counter() - started
+        elapsed = _best_of_three(PARSERS[agent], text)
         assert elapsed < 0.05, f"{agent} took {elapsed * 1000:.0f} ms on {case}"
     for function in (strip_fence, extract_sections):
-        started = time.perf_counter()
-        function(text)
-        assert time.perf_counter() - started < 0.05
+        assert _best_of_three(function, text) < 0.05
 
 
 if __name__ == "__main__":  # python -m tests.replies.test_reply_corpus: the figures for the closing note
