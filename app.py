@@ -189,6 +189,17 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                                     gr.Dropdown(choices, value=SAME, label=f"{role} backbone")
                                 )
                                 role_models.append(gr.Textbox(label=f"{role} model", placeholder="(default)"))
+                        with gr.Row(equal_height=True):
+                            call_timeout = gr.Number(
+                                value=None, label="Model call timeout (s, empty = 120)", elem_id="mae-timeout"
+                            )
+                            call_retries = gr.Number(
+                                value=None,
+                                label="Retries per call",
+                                minimum=0,
+                                precision=0,
+                                elem_id="mae-retries",
+                            )
                         names = [r.name for r in DEFAULT_RULES]
                         rules = gr.CheckboxGroup(
                             names, value=names, label="Ask for approval before", elem_id="mae-safety"
@@ -307,7 +318,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             stop_btn,
         ]
         form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules]
-        form_inputs += [*role_backbones, *role_models, *key_boxes]
+        form_inputs += [*role_backbones, *role_models, *key_boxes, call_timeout, call_retries]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
 
         def render(session: UiSession, image: Any) -> tuple[Any, ...]:
@@ -329,6 +340,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
             task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = values[:8]
             count, rest = len(AGENT_ROLES), list(values[8:])
+            *rest, timeout_value, retries_value = rest
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
@@ -341,6 +353,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),
+                timeout_s=float(timeout_value) if timeout_value else None,
+                max_retries=int(retries_value) if retries_value is not None else None,
             )
             return form, list(rule_names or [])
 

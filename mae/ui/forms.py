@@ -49,6 +49,8 @@ class RunForm(BaseModel):
     api_keys: dict[str, str] = Field(default_factory=dict, repr=False)
     max_steps: int = 40
     evolution: bool = True
+    timeout_s: float | None = Field(None, gt=0, le=3600, description="total seconds per model call")
+    max_retries: int | None = Field(None, ge=0, le=10, description="retries per model call")
 
     @field_validator("role_backbones", "role_models", "api_keys", mode="before")
     @classmethod
@@ -112,6 +114,10 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
     loop = base.loop.model_copy(update={"max_steps": max(1, int(form.max_steps))})
     update["loop"] = loop
     update["evolution"] = base.evolution.model_copy(update={"evolve": bool(form.evolution)})
+    if form.timeout_s is not None:
+        update["timeout_s"] = float(form.timeout_s)
+    if form.max_retries is not None:
+        update["max_retries"] = int(form.max_retries)
     settings = base.model_copy(update=update)
     try:
         settings = Settings.model_validate(settings.model_dump())

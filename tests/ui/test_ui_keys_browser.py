@@ -1,4 +1,5 @@
-"""Keys stay home: a Base URL typed in the demo never receives the server's API key.
+"""Keys stay home: a Base URL typed in the demo never receives the server's API key. Also: the
+model call timeout set in the page bounds a run against a trickling provider.
 
 The demo runs in-process with ``OPENAI_API_KEY`` set on the server and its settings naming that
 variable; the visitor types the base URL of a local fake model server. The fake server records every
@@ -9,6 +10,7 @@ the typed key.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +18,7 @@ import pytest
 from ui_testkit import MODEL, free_port, make_backend, settings_for, two_step_script
 
 from mae.device.virtual import VirtualPhone
-from mae.testing.fake_model_server import FakeModelServer
+from mae.testing.fake_model_server import FakeModelServer, FakeReply
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "ui"
@@ -97,3 +99,32 @@ def test_typed_base_url_with_a_typed_key_gets_only_that_key(demo_url: str) -> No
     for sent in headers:
         assert SERVER_KEY not in " ".join(sent.values())
         assert sent.get("authorization") == f"Bearer {VISITOR_KEY}"
+
+
+def test_model_call_timeout_from_the_page_bounds_a_trickling_provider(demo_url: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with FakeModelServer() as server:
+        server.responder = lambda request: FakeReply(text="### Plan ###\n1. x\n" * 20, trickle_s=0.05)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+            try:
+                page = browser.new_page(viewport={"width": 1600, "height": 1000})
+                page.set_default_timeout(TIMEOUT_MS)
+                page.goto(demo_url)
+                page.locator("#mae-phone img").wait_for()
+                page.locator("#mae-base-url").locator("input, textarea").fill(server.base_url)
+                page.locator("#mae-model").locator("input, textarea").fill(MODEL)
+                page.locator("#mae-advanced").get_by_text("Per-agent models, API keys and safety").click()
+                page.locator("#mae-timeout input").fill("2")
+                page.locator("#mae-retries input").fill("0")
+                page.locator("#mae-task textarea").fill("Open Notes")
+                started = time.monotonic()
+                page.locator("#mae-run").click()
+                status = page.locator("#mae-status")
+                expect(status).to_contain_text("did not answer within 2 s", timeout=60_000)
+                elapsed = time.monotonic() - started
+                page.screenshot(path=str(ARTIFACTS / "call-timeout.png"), full_page=True)
+            finally:
+                browser.close()
+    assert elapsed < 30, elapsed  # one 2 s call instead of 20 lines x 0.05 s per byte
