@@ -18,6 +18,7 @@ import gradio as gr
 from mae.config import load_settings
 from mae.device import VIRTUAL
 from mae.errors import MaeError
+from mae.llm.keys import configure_server_keys
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.safety import DEFAULT_RULES
 from mae.ui import history, memory_tab, space
@@ -73,7 +74,8 @@ MANUAL_HINT = (
 )
 KEY_NOTE = (
     "API keys stay in this browser session's memory only; they are never written to disk, logs or the "
-    "browser's storage. Empty fields fall back to the server's environment variables."
+    "browser's storage. Empty fields fall back to the server's keys, which go only to their own provider "
+    "(never to a Base URL typed here) and are not used at all when this demo is public."
 )
 FRESH_LABELS = {
     True: "Start from the home screen with apps closed",
@@ -178,6 +180,17 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                                     gr.Dropdown(choices, value=SAME, label=f"{role} backbone")
                                 )
                                 role_models.append(gr.Textbox(label=f"{role} model", placeholder="(default)"))
+                        with gr.Row(equal_height=True):
+                            call_timeout = gr.Number(
+                                value=None, label="Model call timeout (s, empty = 120)", elem_id="mae-timeout"
+                            )
+                            call_retries = gr.Number(
+                                value=None,
+                                label="Retries per call",
+                                minimum=0,
+                                precision=0,
+                                elem_id="mae-retries",
+                            )
                         names = [r.name for r in DEFAULT_RULES]
                         rules = gr.CheckboxGroup(
                             names, value=names, label="Ask for approval before", elem_id="mae-safety"
@@ -312,7 +325,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             stop_btn,
         ]
         form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, fresh, rules, agent]
-        form_inputs += [*role_backbones, *role_models, *key_boxes]
+        form_inputs += [*role_backbones, *role_models, *key_boxes, call_timeout, call_retries]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
         wire_agent_picker(agent, evolve)
 
@@ -335,6 +348,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             task_text, device_name, backbone_name, url, model_name, steps, evolution, fresh_start = values[:8]
             rule_names, agent_name = values[8], values[9]
             count, rest = len(AGENT_ROLES), list(values[10:])
+            *rest, timeout_value, retries_value = rest
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
@@ -349,6 +363,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),
                 agent=agent_name or "e",
+                timeout_s=float(timeout_value) if timeout_value else None,
+                max_retries=int(retries_value) if retries_value is not None else None,
             )
             return form, list(rule_names or [])
 
@@ -837,7 +853,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         settings = space.apply_defaults(load_settings(args.profile, overrides=settings_overrides(args)))
         backend = Backend(settings, approval_timeout_s=approval_timeout())
-        options = server_options(args).launch_kwargs()
+        server = server_options(args)
+        options = server.launch_kwargs()
+        refused = configure_server_keys(share=server.share, host=server.host)
+        if refused:
+            print(f"{refused[:1].upper()}{refused[1:]}: visitors enter their own API keys.")
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
         raise SystemExit(f"error: {exc}") from None
     try:

@@ -43,6 +43,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model name at that endpoint")
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable that holds the API key")
     parser.add_argument("--profile", type=Path, help="TOML settings profile")
+    parser.add_argument(
+        "--timeout", type=float, metavar="S", help="total seconds per model call (default 120)"
+    )
+    parser.add_argument("--max-retries", type=int, metavar="N", help="retries per model call (default 3)")
+    parser.add_argument("--temperature", type=float, help="sampling temperature (default 0)")
+    parser.add_argument("--max-tokens", type=int, metavar="N", help="longest reply asked for (default 2048)")
     parser.add_argument("--max-steps", type=int, help="step limit (default 40)")
     parser.add_argument(
         "--agent",
@@ -55,7 +61,16 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Settings from the profile, the environment and these flags (flags win)."""
+    """Settings from the profile, the environment and these flags (flags win); ``ConfigError`` when the
+    log or memory folder names an existing file."""
+    settings = _load_run_settings(args)
+    for what, folder in (("log folder", settings.log_dir), ("memory folder", settings.memory_dir)):
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"the {what} {folder} is a file: name a folder (it is created if missing)")
+    return settings
+
+
+def _load_run_settings(args: argparse.Namespace) -> Settings:
     return load_settings(
         args.profile,
         overrides={
@@ -67,6 +82,10 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             "log_dir": args.log_dir,
             "loop.max_steps": args.max_steps,
             "loop.agent": getattr(args, "agent", None),
+            "timeout_s": args.timeout,
+            "max_retries": args.max_retries,
+            "temperature": args.temperature,
+            "max_tokens": args.max_tokens,
             **memory_cmd.memory_overrides(args),
         },
     )

@@ -43,6 +43,7 @@ class ModelProfile(BaseModel):
     timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(3, ge=0, le=10)
     retry_backoff_s: float = Field(1.0, ge=0, description="first retry delay; doubles each retry")
+    max_retry_wait_s: float = Field(60.0, ge=0, description="longest wait a Retry-After header may ask for")
 
     def with_convention(self, name: str) -> ModelProfile:
         """This profile answering in the coordinate convention ``name`` (``mae.llm.coordinates``), with
