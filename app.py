@@ -770,8 +770,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 chosen = running.device
             elif values.get("device") in [v for _, v in choices]:
                 chosen = values["device"]
-            # a reload shows the run going on the phone, else the phone's last run (its final state)
-            tab = TabState(run=running or (None if space.space_id() else registry.get(chosen)))
+            tab = TabState(run=running)  # a reload re-attaches to the run going on the phone
             tab, image, message = current_screen(tab, chosen)
             restored = [
                 gr.update(value=values[name]) if restorable(name, values.get(name)) else gr.skip()
