@@ -187,6 +187,13 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                                     gr.Dropdown(choices, value=SAME, label=f"{role} backbone")
                                 )
                                 role_models.append(gr.Textbox(label=f"{role} model", placeholder="(default)"))
+                        parallel_notetaker = gr.Checkbox(
+                            value=settings.loop.parallel_notetaker,
+                            label="Notetaker beside the Reflector (faster; not the paper's order)",
+                            info="One model round trip less per step; the Notetaker then sees the "
+                            "progress of the step before.",
+                            elem_id="mae-parallel-notetaker",
+                        )
                         names = [r.name for r in DEFAULT_RULES]
                         rules = gr.CheckboxGroup(
                             names, value=names, label="Ask for approval before", elem_id="mae-safety"
@@ -305,7 +312,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             stop_btn,
         ]
         form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules]
-        form_inputs += [*role_backbones, *role_models, *key_boxes]
+        form_inputs += [*role_backbones, *role_models, *key_boxes, parallel_notetaker]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
 
         def render(session: UiSession, image: Any) -> tuple[Any, ...]:
@@ -325,8 +332,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
-            task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = values[:8]
-            count, rest = len(AGENT_ROLES), list(values[8:])
+            *head, parallel = values  # the parallel-Notetaker checkbox is the last input
+            task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = head[:8]
+            count, rest = len(AGENT_ROLES), list(head[8:])
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
@@ -336,6 +344,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 model=model_name or "",
                 max_steps=int(steps),
                 evolution=bool(evolution),
+                parallel_notetaker=bool(parallel),
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),

@@ -59,6 +59,11 @@ class LoopSettings(BaseModel):
     escalate_after_errors: int = Field(2, ge=1, description="k: failures before the Manager sees the errors")
     operator_history: int = Field(5, ge=1, description="m: recent actions shown to the Operator")
     settle_timeout_s: float = Field(3.0, ge=0)
+    parallel_notetaker: bool = Field(
+        False,
+        description="run the Notetaker beside the Action Reflector (one model round trip less per step; "
+        "the Notetaker then sees the progress of the step before). The paper runs it after.",
+    )
 
 
 class EvolutionSettings(BaseModel):
@@ -143,6 +148,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",
+    "MAE_PARALLEL_NOTETAKER": "loop.parallel_notetaker",
     "MAE_EVOLVE": "evolution.evolve",
     "MAE_PRECONDITION": "evolution.precondition",
 }

@@ -75,7 +75,8 @@ class _Runner:
         self.guard: ShortcutGuard | None = kw["shortcut_guard"]
         self.safety: SafetyPolicy = kw["safety"] or SafetyPolicy()
         self.prompts_dir: Path | None = kw["prompts_dir"]
-        self.parallel_notes: bool = kw["parallel_notetaker"]
+        parallel = kw["parallel_notetaker"]
+        self.parallel_notes: bool = self.settings.parallel_notetaker if parallel is None else parallel
         self.memory = WorkingMemory(instruction=instruction)
         self.run_dir = new_run_dir(kw["log_dir"], instruction)
         self.writer = TrajectoryWriter(self.run_dir, kw["image_format"])
@@ -471,15 +472,15 @@ def run_task(
     backbone: str | None = None,
     prompts_dir: Path | None = None,
     image_format: ImageFormat = "jpg",
-    parallel_notetaker: bool = False,
+    parallel_notetaker: bool | None = None,
 ) -> TaskResult:
     """Carry out ``instruction`` on ``device``; returns why it ended and what happened.
 
     Holds the device for the whole run (``DeviceBusyError`` when another run has it). ``tips`` and
     ``shortcuts`` are the long-term memory (defaults: no Tips, the initial Shortcut). ``approver`` is
     asked before sensitive actions (``safety``); ``shortcut_guard`` may refuse a Shortcut call with a
-    reason the Operator gets as an error. ``parallel_notetaker`` runs the Notetaker beside the Action
-    Reflector (it then sees the progress before this step's update).
+    reason the Operator gets as an error. ``parallel_notetaker`` (default: ``settings.parallel_notetaker``)
+    runs the Notetaker beside the Action Reflector (it then sees the progress before this step's update).
     """
     if not instruction.strip():
         raise MaeError("the task is empty: describe what the phone should do")

@@ -49,6 +49,7 @@ class RunForm(BaseModel):
     api_keys: dict[str, str] = Field(default_factory=dict, repr=False)
     max_steps: int = 40
     evolution: bool = True
+    parallel_notetaker: bool = False
 
     @field_validator("role_backbones", "role_models", "api_keys", mode="before")
     @classmethod
@@ -106,7 +107,9 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
         else:
             raise ConfigError(f"unknown backbone {backbone!r} for the {role}")
     update["roles"] = roles
-    loop = base.loop.model_copy(update={"max_steps": max(1, int(form.max_steps))})
+    loop = base.loop.model_copy(
+        update={"max_steps": max(1, int(form.max_steps)), "parallel_notetaker": bool(form.parallel_notetaker)}
+    )
     update["loop"] = loop
     update["evolution"] = base.evolution.model_copy(update={"evolve": bool(form.evolution)})
     settings = base.model_copy(update=update)
