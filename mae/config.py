@@ -40,6 +40,9 @@ class PerceptionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     ocr: Literal["rapidocr", "paddleocr"] = "rapidocr"
+    ocr_device: Literal["auto", "cpu", "cuda"] = Field(
+        "auto", description="where rapidocr runs: the GPU when onnxruntime-gpu is installed (auto), or forced"
+    )
     icons: Literal["contour", "groundingdino", "none"] = "contour"
     captions: str = Field(
         "none", description="'none', 'backbone' (the captioner role's model) or a model name"
@@ -143,6 +146,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_LOG_DIR": "log_dir",
     "MAE_MEMORY_DIR": "memory_dir",
     "MAE_OCR": "perception.ocr",
+    "MAE_OCR_DEVICE": "perception.ocr_device",
     "MAE_ICONS": "perception.icons",
     "MAE_CAPTIONS": "perception.captions",
     "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",

@@ -66,7 +66,9 @@ class ProviderPreset(BaseModel):
         )
 
 
-_QWEN_IMAGES = ImagePolicy(resize="qwen", max_pixels=1280 * 28 * 28)
+_QWEN_IMAGES = ImagePolicy(
+    resize="qwen", max_pixels=1280 * 28 * 28, before_max_side=1024, token_rule="qwen_patches"
+)
 
 PRESETS: dict[str, ProviderPreset] = {
     preset.name: preset
@@ -78,7 +80,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="gpt-4o",
             caption_model="gpt-4o-mini",
             api_key_env="OPENAI_API_KEY",
-            image=ImagePolicy(max_side=1664),
+            image=ImagePolicy(max_side=1536, before_max_side=1024, token_rule="openai_tiles"),
         ),
         ProviderPreset(
             name="anthropic",
@@ -87,7 +89,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="claude-3-5-sonnet-20241022",
             caption_model="claude-3-5-haiku-20241022",
             api_key_env="ANTHROPIC_API_KEY",
-            image=ImagePolicy(max_side=1568),
+            image=ImagePolicy(max_side=1568, before_max_side=1024, token_rule="anthropic_pixels"),
         ),
         ProviderPreset(
             name="google",
@@ -96,7 +98,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="gemini-1.5-pro",
             caption_model="gemini-1.5-flash",
             api_key_env="GEMINI_API_KEY",
-            image=ImagePolicy(max_side=1536),
+            image=ImagePolicy(max_side=1536, before_max_side=768, token_rule="gemini_tiles"),
         ),
         ProviderPreset(
             name="dashscope",

@@ -64,7 +64,7 @@ class Perceptor:
                     "icon captions need an icon detector: set icons to contour or groundingdino"
                 )
             captioner = make_captioner(settings, client)
-        return cls(make_ocr(settings.ocr), detector, captioner)
+        return cls(make_ocr(settings.ocr, device=settings.ocr_device), detector, captioner)
 
     def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
         """Texts and icons of ``image`` with boxes in its pixels, plus per-stage timings (seconds)."""
