@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import platform
 import statistics
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -101,10 +100,3 @@ def spread_text(figures: dict[str, Any], unit: str = "s", scale: float = 1.0) ->
         f"median {fmt.format(f['median'])} {unit} (IQR {fmt.format(f['p25'])}-{fmt.format(f['p75'])}, "
         f"min {fmt.format(f['min'])}, max {fmt.format(f['max'])}, n {figures['n']})"
     )
-
-
-def add_repo_to_path() -> None:
-    """Let a benchmark run as ``python benchmarks/x.py`` from a source checkout."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if root not in sys.path:
-        sys.path.insert(0, root)

@@ -37,11 +37,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import add_repo_to_path, load_average, machine, machine_line, spread, spread_text
 
-add_repo_to_path()
-
+from bench_common import load_average, machine, machine_line, spread, spread_text
 from PIL import Image, ImageFilter, ImageOps
 
 from mae.actions import parse_action_text, resolve_call
@@ -58,7 +57,7 @@ TARGET_S = 0.45
 Screen = tuple[Image.Image, list[Element] | None, str]
 """(image, ground truth or None, variant name)."""
 
-OCR_OPTIONS = {"det_max_side": int, "rec_workers": int, "threads": int, "rec_batch": int, "rec_min_width": int}
+OCR_OPTIONS = dict.fromkeys(("det_max_side", "rec_workers", "threads", "rec_batch", "rec_min_width"), int)
 
 
 def virtual_screens(limit: int) -> list[Screen]:
@@ -147,12 +146,15 @@ def parse_spec(spec: str) -> dict[str, Any]:
     for part in filter(None, spec.split(",")):
         key, _, value = part.partition("=")
         if key not in OCR_OPTIONS or not value:
-            raise SystemExit(f"--compare: use KEY=VALUE with KEY one of {', '.join(OCR_OPTIONS)} (got {part!r})")
+            known = ", ".join(OCR_OPTIONS)
+            raise SystemExit(f"--compare: use KEY=VALUE with KEY one of {known} (got {part!r})")
         options[key] = OCR_OPTIONS[key](value)
     return options
 
 
-def make_perceptor(args: argparse.Namespace, icons: IconDetector | None, cache: bool, **extra: Any) -> Perceptor:
+def make_perceptor(
+    args: argparse.Namespace, icons: IconDetector | None, cache: bool, **extra: Any
+) -> Perceptor:
     options: dict[str, Any] = {}
     if args.ocr == "rapidocr":
         options = {"rec_cache": 4096 if cache else 0, "device": args.ocr_device}
@@ -164,7 +166,9 @@ def make_perceptor(args: argparse.Namespace, icons: IconDetector | None, cache: 
     return Perceptor(make_ocr(args.ocr, **options), icons)
 
 
-def run_compare(args: argparse.Namespace, screens: list[Screen], icons: IconDetector | None) -> dict[str, Any]:
+def run_compare(
+    args: argparse.Namespace, screens: list[Screen], icons: IconDetector | None
+) -> dict[str, Any]:
     """Each spec's cold figures, measured round-robin screen by screen."""
     perceptors = {spec: make_perceptor(args, icons, cache=False, **parse_spec(spec)) for spec in args.compare}
     for perceptor in perceptors.values():
@@ -244,7 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hard", action="store_true", help="add degraded copies of each virtual screen")
     parser.add_argument("--repeat", type=int, default=2, help="passes over the screens (default 2)")
     parser.add_argument("--ocr", default="rapidocr", choices=["rapidocr", "paddleocr"])
-    parser.add_argument("--ocr-device", default="auto", choices=["auto", "cpu", "cuda"], help="rapidocr device")
+    parser.add_argument(
+        "--ocr-device", default="auto", choices=["auto", "cpu", "cuda"], help="rapidocr device"
+    )
     parser.add_argument("--icons", default="contour", choices=["contour", "groundingdino", "none"])
     parser.add_argument("--rec-workers", type=int, help="RapidOCR recognition threads (default: up to 2)")
     parser.add_argument("--det-max-side", type=int, help="RapidOCR detection size (default: the backend's)")
@@ -253,7 +259,9 @@ def main(argv: list[str] | None = None) -> int:
         "--compare",
         nargs="+",
         metavar="SPEC",
-        help=f"OCR settings to compare, interleaved, e.g. det_max_side=1280,rec_workers=1 ({', '.join(OCR_OPTIONS)})",
+        help="OCR settings to compare, interleaved, e.g. det_max_side=1280,rec_workers=1 (keys: "
+        + ", ".join(OCR_OPTIONS)
+        + ")",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
@@ -287,8 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(machine_line(info, report["load_average_after"]))
     print(
-        f"Perceptor ({args.ocr} on {args.ocr_device}, {args.icons} icons, no captions) on {report['screens']} "
-        f"screens {report['size'][0]}x{report['size'][1]} ({', '.join(report['variants'])}), {args.repeat} passes"
+        f"Perceptor ({args.ocr} on {args.ocr_device}, {args.icons} icons, no captions) on "
+        f"{report['screens']} screens {report['size'][0]}x{report['size'][1]} "
+        f"({', '.join(report['variants'])}), {args.repeat} passes"
     )
     if args.compare:
         for spec, figures in report["compare"].items():
@@ -300,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if "ocr_providers" in report:
         print(
-            f"  rapidocr: detection at {report['ocr_det_max_side']} px, {report['ocr_rec_workers']} recognition "
-            f"workers, providers {report['ocr_providers']}"
+            f"  rapidocr: detection at {report['ocr_det_max_side']} px, "
+            f"{report['ocr_rec_workers']} recognition workers, providers {report['ocr_providers']}"
         )
     print(f"  cold (new screen, nothing cached): wall {spread_text(report['cold_wall_s'])}")
     print(f"                                     CPU  {spread_text(report['cold_cpu_s'])}")
