@@ -152,7 +152,8 @@ def main() -> int:
         for role, by_label in part["roles"].items():
             old, new = by_label["before"], by_label["after"]
             print(
-                f"      {role:<10} {old['input_tokens_per_step']:>6} -> {new['input_tokens_per_step']:>6} tokens  "
+                f"      {role:<10} {old['input_tokens_per_step']:>6} -> "
+                f"{new['input_tokens_per_step']:>6} tokens  "
                 f"${old['dollars_per_step']:.4f} -> ${new['dollars_per_step']:.4f}"
             )
     return 0
