@@ -67,6 +67,9 @@ class LoopSettings(BaseModel):
         description="run the Notetaker beside the Action Reflector (one model round trip less per step; "
         "the Notetaker then sees the progress of the step before). The paper runs it after.",
     )
+    agent: Literal["e", "v2", "v1"] = Field(
+        "e", description="the agent: e (Mobile-Agent-E), v2 (Mobile-Agent-v2) or v1 (Mobile-Agent v1)"
+    )
 
 
 class EvolutionSettings(BaseModel):
@@ -153,6 +156,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",
     "MAE_PARALLEL_NOTETAKER": "loop.parallel_notetaker",
+    "MAE_AGENT": "loop.agent",
     "MAE_EVOLVE": "evolution.evolve",
     "MAE_PRECONDITION": "evolution.precondition",
 }

@@ -7,7 +7,7 @@ API keys typed into the form are returned separately (environment-variable name 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -50,6 +50,7 @@ class RunForm(BaseModel):
     max_steps: int = 40
     evolution: bool = True
     parallel_notetaker: bool = False
+    agent: Literal["e", "v2", "v1"] = "e"
 
     @field_validator("role_backbones", "role_models", "api_keys", mode="before")
     @classmethod
@@ -108,10 +109,15 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
             raise ConfigError(f"unknown backbone {backbone!r} for the {role}")
     update["roles"] = roles
     loop = base.loop.model_copy(
-        update={"max_steps": max(1, int(form.max_steps)), "parallel_notetaker": bool(form.parallel_notetaker)}
+        update={
+            "max_steps": max(1, int(form.max_steps)),
+            "agent": form.agent,
+            "parallel_notetaker": bool(form.parallel_notetaker),
+        }
     )
     update["loop"] = loop
-    update["evolution"] = base.evolution.model_copy(update={"evolve": bool(form.evolution)})
+    evolve = bool(form.evolution) and form.agent == "e"  # the baselines have no long-term memory
+    update["evolution"] = base.evolution.model_copy(update={"evolve": evolve})
     settings = base.model_copy(update=update)
     try:
         settings = Settings.model_validate(settings.model_dump())
