@@ -11,14 +11,16 @@ import argparse
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, get_args
 
 from mae.actions import ActionCall, Shortcut
-from mae.agents.choose import AGENT_NAMES
 from mae.cli import memory_cmd
-from mae.config import Settings, load_settings
+from mae.config import LoopSettings, Settings, load_settings
 from mae.errors import ConfigError
 from mae.events import Event
+
+AGENT_NAMES: tuple[str, ...] = get_args(LoopSettings.model_fields["agent"].annotation)
+"""``mae.agents.choose.AGENT_NAMES`` without importing the agents (start-up time)."""
 
 if TYPE_CHECKING:  # the loop and the runtime load the model SDK and OpenCV: only when a task runs
     from mae.loop import Approver
