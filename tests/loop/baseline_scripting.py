@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,12 +39,13 @@ def reflection_reply(answer: str, thought: str = "Compared the screens.") -> str
 
 def price_on_screen(request: RecordedRequest) -> str | None:
     """The first price listed after the Ninja DZ201 title in the prompt's perception list."""
-    lines = request.text.splitlines()
+    # element lines read 'text "Ninja DZ201 ..."; coordinates: [x, y]'
+    lines = [json.loads(m.group(1)) for m in re.finditer(r'^\w+ (".*"); coordinates', request.text, re.M)]
     for index, line in enumerate(lines):
         if line.startswith("Ninja DZ201"):
             price = next((x for x in lines[index:] if x.startswith("$")), None)
             if price is not None:
-                return price.split(";")[0]
+                return str(price)
     return None
 
 

@@ -249,11 +249,14 @@ def test_baselines_share_the_loop_exits(
     fake_server.responder = None
     if agent == "v1":
         fake_server.add(
-            "### Thought ###\nSend the payment now.\n### Action ###\nOpen app (Notes)", role="operator"
+            # a tap on a blank spot of the Notes list: the gate goes by what the action is said to do
+            "### Thought ###\nSend the payment now.\n### Action ###\n"
+            '{"name": "Tap", "arguments": {"x": 900, "y": 400}}',
+            role="operator",
         )
     else:
         fake_server.add(
-            '### Thought ###\nGo.\n### Action ###\n{"name": "Home", "arguments": {}}\n'
+            '### Thought ###\nGo.\n### Action ###\n{"name": "Tap", "arguments": {"x": 900, "y": 400}}\n'
             "### Operation ###\nSend the payment now.",
             role="operator",
         )
