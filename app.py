@@ -19,10 +19,11 @@ from PIL import Image
 
 from mae.config import load_settings
 from mae.errors import MaeError
+from mae.llm.keys import configure_server_keys
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.perception.elements import Perception
 from mae.safety import DEFAULT_RULES
-from mae.ui import history, memory_tab
+from mae.ui import history, memory_tab, space
 from mae.ui.agent_picker import agent_picker, wire_agent_picker
 from mae.ui.devices import (
     MANUAL_OPS,
@@ -69,7 +70,8 @@ EXAMPLES = [
 MANUAL_HINT = "Click the screen to tap there, or use the buttons (when no run is active)."
 KEY_NOTE = (
     "API keys stay in this browser session's memory only; they are never written to disk or logs. "
-    "Empty fields fall back to the server's environment variables."
+    "Empty fields fall back to the server's keys, which go only to their own provider (never to a Base "
+    "URL typed here) and are not used at all when this demo is public."
 )
 
 
@@ -130,6 +132,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             "press **Run**, and watch the Manager, Operator, Action Reflector and Notetaker at work. "
             "No phone? The built-in virtual phone works offline."
         )
+        if space.space_id():
+            gr.Markdown(space.banner(settings), elem_id="mae-space-banner")
         with gr.Tabs():
             with gr.Tab("Run", id="run"), gr.Row(equal_height=False):
                 with gr.Column(scale=4, min_width=300):
@@ -189,6 +193,24 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                                     gr.Dropdown(choices, value=SAME, label=f"{role} backbone")
                                 )
                                 role_models.append(gr.Textbox(label=f"{role} model", placeholder="(default)"))
+                        with gr.Row(equal_height=True):
+                            call_timeout = gr.Number(
+                                value=None, label="Model call timeout (s, empty = 120)", elem_id="mae-timeout"
+                            )
+                            call_retries = gr.Number(
+                                value=None,
+                                label="Retries per call",
+                                minimum=0,
+                                precision=0,
+                                elem_id="mae-retries",
+                            )
+                        parallel_notetaker = gr.Checkbox(
+                            value=settings.loop.parallel_notetaker,
+                            label="Notetaker beside the Reflector (faster; not the paper's order)",
+                            info="One model round trip less per step; the Notetaker then sees the "
+                            "progress of the step before.",
+                            elem_id="mae-parallel-notetaker",
+                        )
                         names = [r.name for r in DEFAULT_RULES]
                         rules = gr.CheckboxGroup(
                             names, value=names, label="Ask for approval before", elem_id="mae-safety"
@@ -212,7 +234,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             for op in MANUAL_OPS
                         }
                         refresh_screen = gr.Button("⟳ Screen", size="sm", elem_id="mae-refresh-screen")
-                    manual_status = gr.Markdown(MANUAL_HINT, elem_id="mae-manual-status")
+                    manual_status = gr.Markdown(
+                        space.MANUAL_OFF if space.space_id() else MANUAL_HINT, elem_id="mae-manual-status"
+                    )
                 with gr.Column(scale=5, min_width=340):
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
                     progress = gr.HTML(progress_html(RunView()), elem_id="mae-progress")
@@ -225,7 +249,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         working = gr.Markdown(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
 
-            with gr.Tab("Memory", id="memory") as memory_page:
+            with gr.Tab("Memory", id="memory", visible=not space.space_id()) as memory_page:
                 mem_header = gr.Markdown(elem_id="mae-memory-header")
                 with gr.Row(equal_height=False):
                     with gr.Column():
@@ -269,7 +293,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         rollback_btn = gr.Button("Roll back to this version", elem_id="mae-rollback")
                         mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
 
-            with gr.Tab("History", id="history") as history_page:
+            with gr.Tab("History", id="history", visible=not space.space_id()) as history_page:
                 runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs")
                 runs_refresh = gr.Button("⟳ Refresh the list", size="sm", elem_id="mae-runs-refresh")
                 run_summary = gr.Markdown(elem_id="mae-run-summary")
@@ -307,7 +331,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             stop_btn,
         ]
         form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules, agent]
-        form_inputs += [*role_backbones, *role_models, *key_boxes]
+        form_inputs += [*role_backbones, *role_models, *key_boxes, call_timeout, call_retries]
+        form_inputs += [parallel_notetaker]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
         wire_agent_picker(agent, evolve)
 
@@ -328,8 +353,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
-            task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = values[:8]
-            count, rest = len(AGENT_ROLES), list(values[9:])
+            *head, parallel = values  # the parallel-Notetaker checkbox is the last input
+            task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = head[:8]
+            count, rest = len(AGENT_ROLES), list(head[9:])
+            *rest, timeout_value, retries_value = rest
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
@@ -339,10 +366,13 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 model=model_name or "",
                 max_steps=int(steps),
                 evolution=bool(evolution),
+                parallel_notetaker=bool(parallel),
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),
-                agent=values[8] or "e",
+                agent=head[8] or "e",
+                timeout_s=float(timeout_value) if timeout_value else None,
+                max_retries=int(retries_value) if retries_value is not None else None,
             )
             return form, list(rule_names or [])
 
@@ -363,6 +393,11 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     try:
                         form, rule_names = read_form(values)
                         job = backend.make_job(form, rule_names)
+                        if space.space_id():  # each visitor: own runs, memory and virtual phone; own keys
+                            job.settings = space.session_settings(job.settings, request.session_hash)
+                            job.device = space.session_phone(request.session_hash or "")
+                        if refused := space.key_refusal(job.settings, form.api_keys):
+                            raise MaeError(refused)
                         absent = missing_keys(job.settings, form.api_keys, os.environ)
                         if absent:
                             raise MaeError(
@@ -425,7 +460,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         # ---------------------------------------------------------------- phone view and manual control
         def current_screen(device_name: str) -> tuple[Any, str]:
             try:
-                return _shown(backend.pool.get(device_name).screenshot()), MANUAL_HINT
+                hint = space.MANUAL_OFF if space.space_id() else MANUAL_HINT
+                return _shown(backend.pool.get(device_name).screenshot()), hint
             except Exception as exc:
                 return None, f"⚠ {error_message(exc)}"
 
@@ -444,6 +480,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         ) -> tuple[Any, str]:
             if session is not None and session.controller.active:
                 return gr.skip(), "A run is active: manual control works once it has ended (or press Stop)."
+            if space.space_id():  # the shown phone is shared: visitors operate their own phone by runs
+                return gr.skip(), space.MANUAL_OFF
             try:
                 screen = manual_action(backend.pool.get(name), op, arguments)
             except Exception as exc:
@@ -614,9 +652,13 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the demo and serve it."""
     args = parse_args(argv)
     try:
-        settings = load_settings(args.profile, overrides=settings_overrides(args))
+        settings = space.apply_defaults(load_settings(args.profile, overrides=settings_overrides(args)))
         backend = Backend(settings, approval_timeout_s=approval_timeout())
-        options = server_options(args).launch_kwargs()
+        server = server_options(args)
+        options = server.launch_kwargs()
+        refused = configure_server_keys(share=server.share, host=server.host)
+        if refused:
+            print(f"{refused[:1].upper()}{refused[1:]}: visitors enter their own API keys.")
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
         raise SystemExit(f"error: {exc}") from None
     launch(build_demo(backend), **options)
