@@ -191,6 +191,13 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                                 precision=0,
                                 elem_id="mae-retries",
                             )
+                        parallel_notetaker = gr.Checkbox(
+                            value=settings.loop.parallel_notetaker,
+                            label="Notetaker beside the Reflector (faster; not the paper's order)",
+                            info="One model round trip less per step; the Notetaker then sees the "
+                            "progress of the step before.",
+                            elem_id="mae-parallel-notetaker",
+                        )
                         names = [r.name for r in DEFAULT_RULES]
                         rules = gr.CheckboxGroup(
                             names, value=names, label="Ask for approval before", elem_id="mae-safety"
@@ -326,6 +333,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         ]
         form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, fresh, rules, agent]
         form_inputs += [*role_backbones, *role_models, *key_boxes, call_timeout, call_retries]
+        form_inputs += [parallel_notetaker]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
         wire_agent_picker(agent, evolve)
 
@@ -345,9 +353,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
-            task_text, device_name, backbone_name, url, model_name, steps, evolution, fresh_start = values[:8]
-            rule_names, agent_name = values[8], values[9]
-            count, rest = len(AGENT_ROLES), list(values[10:])
+            *head, parallel = values  # the parallel-Notetaker checkbox is the last input
+            task_text, device_name, backbone_name, url, model_name, steps, evolution, fresh_start = head[:8]
+            rule_names, agent_name = head[8], head[9]
+            count, rest = len(AGENT_ROLES), list(head[10:])
             *rest, timeout_value, retries_value = rest
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
@@ -359,6 +368,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 max_steps=int(steps),
                 evolution=bool(evolution),
                 fresh_start=bool(fresh_start),
+                parallel_notetaker=bool(parallel),
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),

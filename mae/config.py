@@ -49,6 +49,9 @@ class PerceptionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     ocr: Literal["rapidocr", "paddleocr"] = "rapidocr"
+    ocr_device: Literal["auto", "cpu", "cuda"] = Field(
+        "auto", description="where rapidocr runs: the GPU when onnxruntime-gpu is installed (auto), or forced"
+    )
     icons: Literal["contour", "groundingdino", "none"] = "contour"
     captions: str = Field(
         "auto",
@@ -76,6 +79,11 @@ class LoopSettings(BaseModel):
     escalate_after_errors: int = Field(2, ge=1, description="k: failures before the Manager sees the errors")
     operator_history: int = Field(5, ge=1, description="m: recent actions shown to the Operator")
     settle_timeout_s: float = Field(3.0, ge=0)
+    parallel_notetaker: bool = Field(
+        False,
+        description="run the Notetaker beside the Action Reflector (one model round trip less per step; "
+        "the Notetaker then sees the progress of the step before). The paper runs it after.",
+    )
     agent: Literal["e", "v2", "v1"] = Field(
         "e", description="the agent: e (Mobile-Agent-E), v2 (Mobile-Agent-v2) or v1 (Mobile-Agent v1)"
     )
@@ -177,12 +185,14 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_LOG_DIR": "log_dir",
     "MAE_MEMORY_DIR": "memory_dir",
     "MAE_OCR": "perception.ocr",
+    "MAE_OCR_DEVICE": "perception.ocr_device",
     "MAE_ICONS": "perception.icons",
     "MAE_CAPTIONS": "perception.captions",
     "MAE_A11Y": "perception.a11y",
     "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",
+    "MAE_PARALLEL_NOTETAKER": "loop.parallel_notetaker",
     "MAE_AGENT": "loop.agent",
     "MAE_EVOLVE": "evolution.evolve",
     "MAE_PRECONDITION": "evolution.precondition",

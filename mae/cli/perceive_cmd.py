@@ -10,8 +10,7 @@ from PIL import Image, UnidentifiedImageError
 
 from mae.config import load_settings
 from mae.errors import ConfigError
-from mae.llm.client import ChatClient
-from mae.perception import Perception, Perceptor
+from mae.perception.elements import Perception
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_perceive(args: argparse.Namespace) -> int:
+    from mae.llm.client import ChatClient  # heavy imports only when the command runs (start-up time)
+    from mae.perception import Perceptor
+
     settings = load_settings(
         args.profile,
         overrides={

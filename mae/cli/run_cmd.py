@@ -11,17 +11,21 @@ import argparse
 import sys
 import threading
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, get_args
 
 from mae.actions import ActionCall, Shortcut
-from mae.agents.choose import AGENT_NAMES
 from mae.cli import memory_cmd
-from mae.config import Settings, load_settings
+from mae.config import LoopSettings, Settings, load_settings
 from mae.errors import ConfigError
 from mae.events import Event
-from mae.loop import Approver, run_task
-from mae.results import TaskResult
-from mae.runtime import Runtime, build_runtime
+
+AGENT_NAMES: tuple[str, ...] = get_args(LoopSettings.model_fields["agent"].annotation)
+"""``mae.agents.choose.AGENT_NAMES`` without importing the agents (start-up time)."""
+
+if TYPE_CHECKING:  # the loop and the runtime load the model SDK and OpenCV: only when a task runs
+    from mae.loop import Approver
+    from mae.results import TaskResult
+    from mae.runtime import Runtime
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,6 +60,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="e = Mobile-Agent-E (default); baselines: v2 = Mobile-Agent-v2, v1 = Mobile-Agent (v1)",
     )
     parser.add_argument("--log-dir", type=Path, help="where run directories go (default ./runs)")
+    parser.add_argument(
+        "--parallel-notetaker",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run the Notetaker beside the Action Reflector: one model round trip less per step; the "
+        "Notetaker then sees the progress of the step before (the paper's order is sequential; default off)",
+    )
     parser.add_argument("--yes", action="store_true", help="approve sensitive actions without asking")
     parser.add_argument("--quiet", action="store_true", help="print only the final result")
 
@@ -81,6 +92,7 @@ def _load_run_settings(args: argparse.Namespace) -> Settings:
             "api_key_env": args.api_key_env,
             "log_dir": args.log_dir,
             "loop.max_steps": args.max_steps,
+            "loop.parallel_notetaker": args.parallel_notetaker,
             "loop.agent": getattr(args, "agent", None),
             "timeout_s": args.timeout,
             "max_retries": args.max_retries,
@@ -184,6 +196,8 @@ def run_one(
     **extra: Any,
 ) -> TaskResult:
     """One task with the CLI's printer and approver; ``extra`` goes to ``run_task``."""
+    from mae.loop import run_task
+
     settings = runtime.settings
     return run_task(
         instruction,
@@ -200,6 +214,13 @@ def run_one(
         backbone=runtime.backbone,
         **extra,
     )
+
+
+def build_runtime(settings: Settings) -> Runtime:
+    """``mae.runtime.build_runtime``, imported when a task runs (it loads the model SDK and OpenCV)."""
+    from mae.runtime import build_runtime as build
+
+    return build(settings)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -87,6 +87,7 @@ class ProviderPreset(BaseModel):
 
 
 _QWEN = convention("qwen2.5-vl")
+_QWEN_IMAGES = _QWEN.image.model_copy(update={"before_max_side": 1024, "token_rule": "qwen_patches"})
 
 PRESETS: dict[str, ProviderPreset] = {
     preset.name: preset
@@ -98,7 +99,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="gpt-4o",
             caption_model="gpt-4o-mini",
             api_key_env="OPENAI_API_KEY",
-            image=ImagePolicy(max_side=1664),
+            image=ImagePolicy(max_side=1536, before_max_side=1024, token_rule="openai_tiles"),
         ),
         ProviderPreset(
             name="anthropic",
@@ -107,7 +108,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="claude-3-5-sonnet-20241022",
             caption_model="claude-3-5-haiku-20241022",
             api_key_env="ANTHROPIC_API_KEY",
-            image=ImagePolicy(max_side=1568),
+            image=ImagePolicy(max_side=1568, before_max_side=1024, token_rule="anthropic_pixels"),
         ),
         ProviderPreset(
             name="google",
@@ -116,7 +117,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="gemini-1.5-pro",
             caption_model="gemini-1.5-flash",
             api_key_env="GEMINI_API_KEY",
-            image=ImagePolicy(max_side=1536),
+            image=ImagePolicy(max_side=1536, before_max_side=768, token_rule="gemini_tiles"),
         ),
         ProviderPreset(
             name="dashscope",
@@ -125,7 +126,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="qwen-vl-max",
             caption_model="qwen-vl-plus",
             api_key_env="DASHSCOPE_API_KEY",
-            image=_QWEN.image,
+            image=_QWEN_IMAGES,
             coordinate_space=_QWEN.space,
             model_resize=_QWEN.model_resize,
         ),
@@ -136,7 +137,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="Qwen/Qwen2.5-VL-7B-Instruct",
             caption_model="Qwen/Qwen2.5-VL-7B-Instruct",
             api_key_env=None,
-            image=_QWEN.image,
+            image=_QWEN_IMAGES,
             coordinate_space=_QWEN.space,
             model_resize=_QWEN.model_resize,
         ),

@@ -50,6 +50,7 @@ class RunForm(BaseModel):
     max_steps: int = 40
     evolution: bool = True
     fresh_start: bool = True
+    parallel_notetaker: bool = False
     agent: Literal["e", "v2", "v1"] = "e"
     timeout_s: float | None = Field(None, gt=0, le=3600, description="total seconds per model call")
     max_retries: int | None = Field(None, ge=0, le=10, description="retries per model call")
@@ -113,7 +114,13 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
         else:
             raise ConfigError(f"unknown backbone {backbone!r} for the {role}")
     update["roles"] = roles
-    loop = base.loop.model_copy(update={"max_steps": max(1, int(form.max_steps)), "agent": form.agent})
+    loop = base.loop.model_copy(
+        update={
+            "max_steps": max(1, int(form.max_steps)),
+            "agent": form.agent,
+            "parallel_notetaker": bool(form.parallel_notetaker),
+        }
+    )
     update["loop"] = loop
     evolve = bool(form.evolution) and form.agent == "e"  # the baselines have no long-term memory
     update["evolution"] = base.evolution.model_copy(update={"evolve": evolve})

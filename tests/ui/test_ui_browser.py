@@ -527,3 +527,23 @@ def test_an_executed_step_counts_even_when_the_notetaker_reply_is_unusable(
     assert "Error:" not in message and "###" not in message and "/tmp/" not in message
     expect(page.locator("#mae-progress")).to_contain_text("Step 1 of")
     shot(page, "unusable-notetaker")
+
+
+def test_parallel_notetaker_checkbox_runs_a_task(page: object, demo_server: DemoServer) -> None:
+    from playwright.sync_api import expect
+
+    page.locator("#mae-advanced").get_by_text("Per-agent models").click()  # type: ignore[attr-defined]
+    box = page.locator("#mae-parallel-notetaker input")  # type: ignore[attr-defined]
+    expect(box).not_to_be_checked()  # the paper's order by default
+    box.check()
+    expect(page.locator("#mae-parallel-notetaker")).to_contain_text("not the paper's order")
+    shot(page, "parallel-notetaker")
+    script = maps_search_script()
+    with FakeModelServer() as server:
+        script.load(server)
+        page.locator("#mae-evolve input").uncheck()  # type: ignore[attr-defined]
+        start_run(page, server, TASK)
+        status = page.locator("#mae-status")
+        expect(status).to_contain_text("Finished", timeout=TIMEOUT_MS)
+        roles = [request.role for request in server.requests]
+    assert roles.count("notetaker") == roles.count("reflector") >= 1
