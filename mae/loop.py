@@ -274,7 +274,12 @@ class _Runner:
             record.outcome, record.error = "C", f"the phone refused the action: {done.error}"
             self.emit("outcome", outcome="C", progress=memory.progress, error_description=record.error)
         else:
-            changed = self.agent.judge(self, record, screen, after, done.error)
+            try:
+                changed = self.agent.judge(self, record, screen, after, done.error)
+            except RunExit:  # the action ran: it is a step even when judging or noting it failed
+                memory.record(record)
+                self.close_step(mark, perception_s, execution_s)
+                raise
             if changed is not None:
                 after = changed
         memory.record(record)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -105,6 +106,19 @@ def test_loop_notetaker_without_section_is_corrected(run: RunFn, fake_server: Fa
     result, _ = run("Open Notes")
     assert result.finished and result.memory.notes == "Notes app is open."
     assert "Important Notes" in correction(fake_server, "notetaker", 1)
+
+
+def test_an_executed_action_counts_when_the_notetaker_reply_is_unusable(
+    run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
+) -> None:
+    fake_server.add("", "", role="notetaker")  # empty twice: the corrective retry does not help
+    fake_server.responder = Script([Step("Open Notes", OPEN_NOTES)])
+    result, events = run("Open Notes")
+    assert result.exit_reason is ExitReason.UNUSABLE_REPLY and "Notetaker" in result.message
+    assert phone.screen_name == "Notes/list" and len(result.actions) == 1 and result.actions[0].executed
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    assert summary["totals"]["steps"] == 1 and len(summary["actions"]) == 1 and result.totals.steps == 1
+    assert next(e for e in events if e.type == "run_finished").data["steps"] == 1
 
 
 def test_loop_shortcut_guard_refusal_is_fed_back(
