@@ -11,7 +11,7 @@ from typing import Any
 
 from mae.config import Settings, load_settings
 from mae.errors import ConfigError
-from mae.llm.client import redact_url
+from mae.llm.keys import redact_url
 from mae.llm.providers import AGENT_ROLES, PRESETS
 
 _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx2 as httpx  # the HTTP client the openai SDK is built on
 import openai
@@ -32,7 +31,7 @@ from mae.llm.errors import (
     ModelTimeoutError,
 )
 from mae.llm.images import EncodedImage, encode_image
-from mae.llm.keys import resolve_key
+from mae.llm.keys import redact_url, resolve_key
 from mae.llm.providers import ModelProfile
 
 ROLE_HEADER = "X-Mae-Role"
@@ -338,15 +337,6 @@ class DeadlineTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self._inner.close()
-
-
-def redact_url(url: str) -> str:
-    """``url`` without credentials or query (a key can hide in ``user:key@host`` or ``?api-key=``)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def classify(exc: Exception, profile: ModelProfile) -> ModelError:

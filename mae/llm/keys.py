@@ -7,7 +7,7 @@
   Space), server-side keys are not used at all unless the operator opts in with
   ``MAE_ALLOW_SERVER_KEYS=1`` and a login (``MAE_AUTH``); every visitor enters their own key.
 
-Credentials embedded in URLs are removed for display and logs by ``mae.llm.client.redact_url``.
+Credentials embedded in URLs are removed for display and logs by ``redact_url``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from mae.errors import ConfigError
 from mae.llm.errors import ModelAuthError
@@ -27,6 +27,15 @@ TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 _state = threading.Lock()
 _server_keys_refused: str | None = None
 """Why server-side keys are off for this process (None = they may be used)."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` without credentials or query (a key can hide in ``user:key@host`` or ``?api-key=``)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def url_host(url: str | None) -> str:

@@ -158,7 +158,7 @@ def test_usage_recorded_per_call_with_callback(fake_server: FakeModelServer) -> 
 
 
 def test_error_messages_never_show_credentials_in_the_url() -> None:
-    from mae.llm.client import redact_url
+    from mae.llm.keys import redact_url
 
     assert (
         redact_url("https://user:sk-secret@example.com:8443/v1?api-key=sk-secret")

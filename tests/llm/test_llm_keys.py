@@ -9,8 +9,8 @@ import pytest
 from mae.config import Settings
 from mae.errors import ConfigError
 from mae.llm import keys
-from mae.llm.client import redact_url
 from mae.llm.errors import ModelAuthError
+from mae.llm.keys import redact_url
 from mae.llm.providers import ModelProfile
 from mae.ui.forms import CUSTOM_KEY_ENV, RunForm, settings_from_form
 
