@@ -1,0 +1,170 @@
+"""``python -m mae eval``: run a task suite and report the paper's metrics; ``eval compare A B``;
+``eval report DIR`` (after judging). See docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from datetime import datetime
+from pathlib import Path
+
+from mae.cli.run_cmd import add_run_arguments, make_approver
+from mae.config import load_settings
+from mae.errors import ConfigError
+from mae.eval.records import RESULTS_FILE
+from mae.eval.report import compare, write_reports
+from mae.eval.runner import EvalOptions, EvalRunner, read_options, settings_with_agent, write_options
+from mae.eval.tasks import load_eval_tasks, select_tasks
+from mae.llm.providers import AGENT_ROLES
+from mae.runtime import build_runtime
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``eval`` subcommand with its ``compare`` and ``report`` actions."""
+    parser = subparsers.add_parser(
+        "eval", help="evaluate an agent on the virtual suite or Mobile-Eval-E tasks (SS, AA, RA, TE)"
+    )
+    parser.add_argument(
+        "--suite", help="'virtual' (graded by code) or a Mobile-Eval-E task file or folder (judged later)"
+    )
+    parser.add_argument("--agent", choices=("e", "v2", "v1"), help="which agent to evaluate (default e)")
+    parser.add_argument(
+        "--setting",
+        choices=("individual", "evolution"),
+        help="individual: every task from the initial memory (default); evolution: one shared memory per "
+        "scenario, the remaining tasks told to the reflectors",
+    )
+    parser.add_argument("--tasks", metavar="IDS", help="comma-separated task ids or scenarios (* wildcards)")
+    parser.add_argument("--repeat", type=int, help="runs per task (confidence intervals when > 1)")
+    parser.add_argument("--seed", type=int, help="seed of the first repeat (repeat k uses seed + k)")
+    parser.add_argument("--out", type=Path, help="eval folder (default <log dir>/eval-<time>)")
+    parser.add_argument(
+        "--resume", action="store_true", help="continue the eval in --out: finished tasks are kept"
+    )
+    parser.add_argument(
+        "--role-model",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help=f"model for one agent role ({', '.join(AGENT_ROLES)}); repeatable",
+    )
+    add_run_arguments(parser)
+    parser.set_defaults(func=cmd_eval)
+    actions = parser.add_subparsers(dest="eval_command", metavar="ACTION")
+    cmp = actions.add_parser("compare", help="two eval folders side by side with deltas")
+    cmp.add_argument("a", type=Path, help="eval folder A")
+    cmp.add_argument("b", type=Path, help="eval folder B")
+    cmp.add_argument("--out", type=Path, dest="compare_out", help="also write the comparison to this file")
+    cmp.set_defaults(func=cmd_compare)
+    rep = actions.add_parser("report", help="recompute the metrics, reports and plots of an eval folder")
+    rep.add_argument("folder", type=Path)
+    rep.set_defaults(func=cmd_report)
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _role_overrides(pairs: list[str]) -> dict[str, str]:
+    overrides: dict[str, str] = {}
+    for pair in pairs:
+        role, sep, model = pair.partition("=")
+        if not sep or not model.strip() or role.strip() not in AGENT_ROLES:
+            raise ConfigError(
+                f"--role-model {pair!r}: write ROLE=MODEL with a role among {', '.join(AGENT_ROLES)}"
+            )
+        overrides[f"roles.{role.strip()}.model"] = model.strip()
+    return overrides
+
+
+def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
+    given = {
+        k: getattr(args, k)
+        for k in ("suite", "agent", "setting", "tasks", "repeat", "seed")
+        if getattr(args, k) is not None
+    }
+    saved = read_options(folder)
+    if args.resume:
+        if saved is None:
+            raise ConfigError(f"nothing to resume in {folder}: it holds no eval (drop --resume to start one)")
+        differs = [k for k, v in given.items() if getattr(saved, k) != v]
+        if differs:
+            raise ConfigError(
+                f"{folder} was started with other {', '.join(differs)}: drop those options to resume it, "
+                "or choose a new --out"
+            )
+        return saved
+    if saved is not None or (folder / RESULTS_FILE).exists():
+        raise ConfigError(
+            f"{folder} already holds an eval: add --resume to continue it, or choose another --out"
+        )
+    if "suite" not in given:
+        raise ConfigError(
+            "say what to evaluate: --suite virtual, or --suite PATH to Mobile-Eval-E task files"
+        )
+    return EvalOptions.model_validate(given)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run (or resume) an eval and write its results, reports and plots."""
+    base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
+    folder = args.out or Path(base.log_dir) / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    options = _options(args, folder)
+    tasks = select_tasks(load_eval_tasks(options.suite), options.tasks)
+    device = args.device or ("virtual" if options.suite == "virtual" else None)
+    settings = load_settings(
+        args.profile,
+        overrides={
+            "device": device,
+            "backbone": args.backbone,
+            "base_url": args.base_url,
+            "model": args.model,
+            "api_key_env": args.api_key_env,
+            "loop.max_steps": args.max_steps,
+            "log_dir": folder / "runs",
+            **_role_overrides(args.role_model),
+        },
+    )
+    settings = settings_with_agent(settings, options.agent)
+    runtime = build_runtime(settings)
+    stop = threading.Event()
+    try:
+        options.backbone = runtime.backbone
+        options.max_steps = settings.loop.max_steps
+        write_options(folder, options)
+        _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
+        runner = EvalRunner(
+            folder, options, tasks, runtime, approver=make_approver(args.yes), progress=_say, stop_event=stop
+        )
+        try:
+            runner.run()
+        except KeyboardInterrupt:
+            stop.set()
+    finally:
+        runtime.close()
+    if not (folder / RESULTS_FILE).exists():
+        _say("no task finished, so there is nothing to report yet")
+        return 130 if stop.is_set() else 1
+    paths = write_reports(folder)
+    for name in ("report.md", "report.html"):
+        print(f"wrote {paths[name]}")
+    if stop.is_set():
+        _say(f"interrupted: continue with  python -m mae eval --out {folder} --resume")
+        return 130
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    text = compare(args.a, args.b)
+    print(text, end="")
+    if args.compare_out:
+        Path(args.compare_out).write_text(text, encoding="utf-8")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    for name, path in write_reports(args.folder).items():
+        print(f"wrote {path}" if name.startswith("report") else f"plot: {path}")
+    return 0
