@@ -52,7 +52,7 @@ def record(
         exit_reason=exit_reason,
         finished=exit_reason is ExitReason.FINISHED,
         rubrics=[f"rubric {i}" for i in range(len(rubric_steps))],
-        grader=grader,  # type: ignore[arg-type]
+        grader=grader,
         rubric_steps=rubric_steps,
         final_passed=[s is not None for s in rubric_steps],
         curve=curve,

@@ -253,7 +253,7 @@ def test_eval_agent_choice_needs_the_baselines_field(
 
     settings = load_settings(environ={})
     if "agent" in LoopSettings.model_fields:
-        assert settings_with_agent(settings, "v2").loop.agent == "v2"
+        assert settings_with_agent(settings, "v2").loop.model_dump()["agent"] == "v2"
     else:
         assert settings_with_agent(settings, "e") is settings
         assert main(["eval", "--suite", "virtual", "--agent", "v1", "--out", str(tmp_path / "a")]) == 2
