@@ -33,6 +33,7 @@ from mae.ui.devices import (
     manual_action,
     to_screen,
 )
+from mae.ui.evaluate_tab import build_evaluate_tab
 from mae.ui.forms import (
     CUSTOM,
     CUSTOM_KEY_ENV,
@@ -290,6 +291,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             zip_btn = gr.Button("Download as zip", elem_id="mae-zip")
                             gif_btn = gr.Button("Export animated GIF", elem_id="mae-gif")
                         download = gr.File(label="Download", interactive=False, elem_id="mae-download")
+
+            build_evaluate_tab(backend)
 
         # ---------------------------------------------------------------- run
         run_outputs = [
