@@ -255,8 +255,9 @@ def build_evaluate_tab(backend: Backend) -> None:
             with gr.Column(scale=5):
                 gallery = gr.Gallery(
                     label="Trajectory (the action is drawn on the screen before it)",
-                    columns=4,
-                    height=640,
+                    columns=6,
+                    height=820,
+                    preview=True,
                     object_fit="contain",
                     elem_id="mae-judge-gallery",
                 )
