@@ -136,7 +136,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         write_options(folder, options)
         _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
         runner = EvalRunner(
-            folder, options, tasks, runtime, approver=make_approver(args.yes), progress=_say, stop_event=stop
+            folder,
+            options,
+            tasks,
+            runtime,
+            approver=make_approver(args.yes),
+            progress=(lambda _message: None) if args.quiet else _say,
+            stop_event=stop,
         )
         try:
             runner.run()
