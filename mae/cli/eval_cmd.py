@@ -13,7 +13,7 @@ from pathlib import Path
 from mae.cli.run_cmd import add_run_arguments, make_approver
 from mae.config import load_settings
 from mae.errors import ConfigError
-from mae.eval.records import RESULTS_FILE
+from mae.eval.records import RESULTS_FILE, read_results
 from mae.eval.report import compare, write_reports
 from mae.eval.runner import EvalOptions, EvalRunner, read_options, settings_with_agent, write_options
 from mae.eval.tasks import load_eval_tasks, select_tasks
@@ -61,6 +61,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rep = actions.add_parser("report", help="recompute the metrics, reports and plots of an eval folder")
     rep.add_argument("folder", type=Path)
     rep.set_defaults(func=cmd_report)
+    judge = actions.add_parser(
+        "judge", help="let a model judge the rubric of ungraded runs (labelled MODEL JUDGE everywhere)"
+    )
+    judge.add_argument("folder", type=Path)
+    judge.add_argument("--backbone", dest="judge_backbone", help="the judge's backbone preset or custom")
+    judge.add_argument("--base-url", dest="judge_base_url", help="the judge's OpenAI-compatible base URL")
+    judge.add_argument("--model", dest="judge_model", help="the judge's model")
+    judge.add_argument("--api-key-env", dest="judge_key_env", metavar="VAR", help="variable holding its key")
+    judge.set_defaults(func=cmd_judge)
 
 
 def _say(message: str) -> None:
@@ -168,6 +177,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.compare_out:
         Path(args.compare_out).write_text(text, encoding="utf-8")
     return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    """Model-judge the ungraded runs of a folder, then rewrite its reports; 1 when some failed."""
+    from mae.eval.model_judge import judge_folder
+    from mae.llm.client import ChatClient
+
+    read_results(args.folder)  # a clear error for a folder that is not an eval
+    settings = load_settings(
+        overrides={
+            "backbone": args.judge_backbone,
+            "base_url": args.judge_base_url,
+            "model": args.judge_model,
+            "api_key_env": args.judge_key_env,
+        }
+    )
+    profile = settings.model_copy(update={"roles": {}}).profile_for("manager")  # the global backbone
+    client = ChatClient(profile)
+    client.check_key("judge")
+    judged, problems = judge_folder(args.folder, client, progress=_say)
+    for problem in problems:
+        _say(f"not judged: {problem}")
+    print(f"model judge ({profile.provider}:{profile.model}) marked {judged} task run(s)")
+    write_reports(args.folder)
+    return 1 if problems else 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ import mae.eval.runner as eval_runner
 from mae.cli import main
 from mae.config import Settings
 from mae.device.virtual import VirtualPhone
-from mae.eval.marks import JudgeMarks, save_marks
+from mae.eval.marks import JudgeMarks, judged_records, save_marks
 from mae.eval.records import read_results
 from mae.eval.virtual_suite import VirtualTask, load_task_suite
 from mae.runtime import Runtime, build_runtime
@@ -228,6 +228,36 @@ def test_eval_mobile_eval_e_tasks_wait_for_the_judge(
     report = (out / "report.md").read_text()
     assert "| Mobile-Agent-E | Multi-Agent | 50.0 | 100.0 | 100.0 | 0.0 |" in report
     assert "judged by a person" in report
+    judge = ["eval", "judge", str(out), "--backbone", "custom", "--base-url", fake_server.base_url]
+    assert main([*judge, "--model", "judge-vlm"]) == 0  # a person's marks are never overwritten
+    assert "marked 0 task run(s)" in capsys.readouterr().out
+
+
+def test_eval_model_judge_grades_ungraded_runs_and_is_labelled(
+    phone: VirtualPhone, fake_server: FakeModelServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    instruction = "Open Notes and check the first note."
+    suite = tmp_path / "scenario_9.json"
+    task = {"task_id": "n1", "instruction": instruction, "rubrics": ["Opened Notes", "Opened the first note"]}
+    suite.write_text(json.dumps({"scenario": "NOTES", "tasks": [task]}))
+    fake_server.responder = ReferenceAgent({instruction: ['Open_App("Notes")', "Home()"]})
+    out = tmp_path / "eval"
+    assert main(cli(fake_server, out, "--suite", str(suite), "--device", "virtual")) == 0
+    refusal = "I'm sorry, but I can't judge screenshots."
+    verdict = "Here you go:\r\n### Thought ###\r\nNotes opened.\r\n"
+    verdict += "### Rubric Steps ###\r\n1. After step 1\r\n2. never\r\n"
+    fake_server.add(refusal, verdict, role="judge")
+    judge = ["eval", "judge", str(out), "--backbone", "custom", "--base-url", fake_server.base_url]
+    assert main([*judge, "--model", "judge-vlm"]) == 0
+    assert "marked 1 task run(s)" in capsys.readouterr().out
+    requests = fake_server.requests_for("judge")
+    assert len(requests) == 2 and requests[0].image_count == 2  # the screens after both steps
+    assert "1. Opened Notes" in requests[0].text and "step 2: Home()" in requests[0].text
+    (record,) = judged_records(out, read_results(out))
+    assert record.grader == "model" and record.rubric_steps == [1, None]
+    report = (out / "report.md").read_text()
+    assert "[MODEL JUDGE (not a person)]" in report and "MODEL JUDGE, not a person" in report
+    assert "| Mobile-Agent-E | Multi-Agent | 50.0 |" in report
 
 
 def test_eval_cli_errors_are_sentences(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
