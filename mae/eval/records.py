@@ -114,8 +114,14 @@ def read_results(folder: Path | str) -> list[TaskRecord]:
 
 
 def append_result(folder: Path | str, record: TaskRecord) -> None:
-    """Add one record to ``results.jsonl`` (flushed and synced: an interruption loses at most this line)."""
+    """Add one record to ``results.jsonl`` (flushed at once: an interruption loses at most this line,
+    whose task then reruns)."""
     path = Path(folder) / RESULTS_FILE
+    if path.is_file():
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):  # a line cut short by an interruption: drop it
+            with path.open("r+b") as raw:
+                raw.truncate(data.rfind(b"\n") + 1)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(record.model_dump_json() + "\n")
         handle.flush()

@@ -3,6 +3,8 @@ reason, Shortcut usage, seconds per operation, intervals over repeats, the SSS c
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from eval_testkit import record
 
@@ -156,3 +158,21 @@ def test_eval_cost_from_the_dated_price_table() -> None:
     assert cost == pytest.approx(2.5 + 1.0)
     assert table.as_of in note and "no price for vllm:local" in note
     assert estimate_cost([call("custom", "x", 10, 10)])[0] is None
+
+
+def test_eval_results_file_survives_an_interrupted_write(tmp_path: Path) -> None:
+    from mae.errors import ConfigError
+    from mae.eval.records import RESULTS_FILE, append_result, read_results
+
+    first, second = record("a"), record("b")
+    append_result(tmp_path, first)
+    path = tmp_path / RESULTS_FILE
+    with path.open("a") as handle:
+        handle.write(second.model_dump_json()[:40])  # cut short: that task reruns on --resume
+    assert [r.key for r in read_results(tmp_path)] == [first.key]
+    append_result(tmp_path, record("a", rubric_steps=[1, 1, 1]))  # a rerun of a replaces the old line
+    (again,) = [r for r in read_results(tmp_path) if r.task_id == "a"]
+    assert again.final_passed == [True, True, True]
+    path.write_text("not json\n" + first.model_dump_json() + "\n")
+    with pytest.raises(ConfigError, match="line 1 is not a task result"):
+        read_results(tmp_path)
