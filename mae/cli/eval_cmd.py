@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "eval", help="evaluate an agent on the virtual suite or Mobile-Eval-E tasks (SS, AA, RA, TE)"
     )
     parser.add_argument(
-        "--suite", help="'virtual' (graded by code) or a Mobile-Eval-E task file or folder (judged later)"
+        "--suite",
+        help="'virtual' or 'virtual:<set>' (graded by code), or a Mobile-Eval-E task file or folder (judged)",
     )
     parser.add_argument("--agent", choices=("e", "v2", "v1"), help="which agent to evaluate (default e)")
     parser.add_argument(
@@ -38,7 +39,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--tasks", metavar="IDS", help="comma-separated task ids or scenarios (* wildcards)")
     parser.add_argument("--repeat", type=int, help="runs per task (confidence intervals when > 1)")
-    parser.add_argument("--seed", type=int, help="seed of the first repeat (repeat k uses seed + k)")
+    parser.add_argument(
+        "--seed", type=int, help="realism seed of repeat 0 (repeat k uses seed + k; default: each task's)"
+    )
+    parser.add_argument(
+        "--realism",
+        choices=("task", "on", "off"),
+        help="virtual suite obstacles (pop-ups, sign-in nags, spinners...): each task's own (default), "
+        "all on (seeded by --seed), or off",
+    )
     parser.add_argument("--out", type=Path, help="eval folder (default <log dir>/eval-<time>)")
     parser.add_argument(
         "--resume", action="store_true", help="continue the eval in --out: finished tasks are kept"
@@ -91,7 +100,7 @@ def _role_overrides(pairs: list[str]) -> dict[str, str]:
 def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
     given = {
         k: getattr(args, k)
-        for k in ("suite", "agent", "setting", "tasks", "repeat", "seed")
+        for k in ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism")
         if getattr(args, k) is not None
     }
     saved = read_options(folder)
@@ -121,8 +130,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
     folder = args.out or Path(base.log_dir) / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     options = _options(args, folder)
-    tasks = select_tasks(load_eval_tasks(options.suite), options.tasks)
-    device = args.device or ("virtual" if options.suite == "virtual" else None)
+    if options.setting == "evolution" and options.agent != "e":
+        raise ConfigError(
+            "only Mobile-Agent-E has a long-term memory: use --setting individual for v1 and v2"
+        )
+    tasks = select_tasks(load_eval_tasks(options.suite, options.realism, options.seed), options.tasks)
+    virtual = options.suite.partition(":")[0] == "virtual"
+    device = args.device or ("virtual" if virtual else None)
     settings = load_settings(
         args.profile,
         overrides={

@@ -10,7 +10,6 @@ memory. A finished task is never rerun; a task interrupted midway is not recorde
 from __future__ import annotations
 
 import hashlib
-import inspect
 import threading
 import time
 from collections.abc import Callable
@@ -45,14 +44,15 @@ class EvalOptions(BaseModel):
     setting: Literal["individual", "evolution"] = "individual"
     tasks: str | None = None
     repeat: int = Field(1, ge=1)
-    seed: int = 0
+    seed: int | None = Field(None, description="realism seed of repeat 0 (default: each task's own)")
+    realism: Literal["task", "on", "off"] = "task"
     backbone: str = ""
     max_steps: int = 40
     started_at: float = Field(default_factory=time.time)
 
     def same_run(self, other: EvalOptions) -> list[str]:
         """The fields that differ from ``other`` in what decides the results."""
-        fields = ("suite", "agent", "setting", "tasks", "repeat", "seed")
+        fields = ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism")
         return [f for f in fields if getattr(self, f) != getattr(other, f)]
 
 
@@ -140,7 +140,8 @@ def grade_record(record: TaskRecord, grader: StepGrader, result: TaskResult) -> 
         self_judged = (
             not entry.executed or source.stopped or (source.error or "").startswith("the phone refused")
         )
-        reflection_correct.append(None if self_judged else (entry.outcome == "A") == correct)
+        no_reflector = record.agent == "v1"  # Mobile-Agent v1 has no Action Reflector (paper: RA "-")
+        reflection_correct.append(None if self_judged or no_reflector else (entry.outcome == "A") == correct)
     return record.model_copy(
         update={
             "grader": "code",
@@ -154,14 +155,26 @@ def grade_record(record: TaskRecord, grader: StepGrader, result: TaskResult) -> 
     )
 
 
-def _reset(device: Device, seed: int) -> None:
+def prepare_phone(device: Device, task: EvalTask, repeat: int, seed: int | None) -> int:
+    """Put the phone in the task's starting state; returns the realism seed used (0 when none).
+
+    A suite task with ``prepare`` sets its own realism (seeded: ``seed + repeat``, or its own seed +
+    ``repeat`` when no seed was given, so repeats meet different obstacles); otherwise the phone resets.
+    """
+    suite_task = task.grader
+    realism = getattr(suite_task, "realism", None)
+    used = 0
+    if realism is not None and getattr(realism, "enabled", False):
+        used = (realism.seed if seed is None else seed) + repeat
+        suite_task = suite_task.model_copy(update={"realism": realism.model_copy(update={"seed": used})})
+    prepare = getattr(suite_task, "prepare", None)
+    if callable(prepare):
+        prepare(device)
+        return used
     reset = getattr(device, "reset", None)
-    if not callable(reset):
-        return
-    if "seed" in inspect.signature(reset).parameters:
-        reset(seed=seed)
-    else:
+    if callable(reset):
         reset()
+    return used
 
 
 class EvalRunner:
@@ -251,9 +264,9 @@ class EvalRunner:
         future: list[str],
     ) -> TaskRecord | None:
         runtime, options = self.runtime, self.options
-        seed = options.seed + repeat
+        seed = 0
         if task.source == "virtual":
-            _reset(runtime.device, seed)
+            seed = prepare_phone(runtime.device, task, repeat, options.seed)
         else:
             between(_spec(task))
         first_call = len(runtime.client.records)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
+import importlib
+import inspect
 import json
 from pathlib import Path
 from typing import Any, Literal
@@ -27,12 +29,28 @@ class EvalTask(BaseModel):
     grader: Any = Field(default=None, exclude=True, description="a VirtualTask (has .grade(phone))")
 
 
-def virtual_tasks() -> list[EvalTask]:
-    """The virtual suite (``mae.eval.virtual_suite``), graded by code after every step."""
-    from mae.eval.virtual_suite import load_task_suite
+def virtual_tasks(variant: str = "", realism: str = "task", seed: int | None = None) -> list[EvalTask]:
+    """The virtual suite (``mae.eval.virtual_suite``), graded by code after every step.
 
+    ``variant`` names one of the suite's task sets (``hard``...) where the suite has several;
+    ``realism`` is ``task`` (each task's own obstacles), ``on`` (all of them, seeded) or ``off``.
+    """
+    from mae.eval import virtual_suite
+
+    params = inspect.signature(virtual_suite.load_task_suite).parameters
+    kwargs: dict[str, Any] = {}
+    if variant:
+        if "suite" not in params:
+            raise ConfigError(f"this build has one virtual suite: use --suite virtual, not virtual:{variant}")
+        kwargs["suite"] = variant
+    if realism != "task":
+        if "realism" not in params:
+            raise ConfigError("this build's virtual phone has no realism settings: drop --realism")
+        realism_model = importlib.import_module("mae.device.virtual.realism").Realism
+        kwargs["realism"] = realism_model(enabled=realism == "on", seed=seed or 0)
+    load_task_suite = virtual_suite.load_task_suite
     tasks = []
-    for task in load_task_suite():
+    for task in load_task_suite(**kwargs):
         reference = len(getattr(task, "reference_actions", []) or []) or len(
             getattr(task, "human_reference_operations", []) or []
         )
@@ -87,10 +105,12 @@ def mobile_eval_e_tasks(path: Path | str) -> list[EvalTask]:
     return tasks
 
 
-def load_eval_tasks(suite: str) -> list[EvalTask]:
-    """``virtual`` or a path to Mobile-Eval-E task files."""
-    if suite == "virtual":
-        return virtual_tasks()
+def load_eval_tasks(suite: str, realism: str = "task", seed: int | None = None) -> list[EvalTask]:
+    """``virtual`` (or ``virtual:<set>``) or a path to Mobile-Eval-E task files."""
+    if suite == "virtual" or suite.startswith("virtual:"):
+        return virtual_tasks(suite.partition(":")[2], realism, seed)
+    if realism != "task":
+        raise ConfigError("--realism applies to the virtual suite only")
     if not Path(suite).exists():
         raise ConfigError(
             f"--suite {suite!r} is neither 'virtual' nor an existing file or folder of Mobile-Eval-E tasks"
