@@ -176,3 +176,37 @@ def test_eval_results_file_survives_an_interrupted_write(tmp_path: Path) -> None
     path.write_text("not json\n" + first.model_dump_json() + "\n")
     with pytest.raises(ConfigError, match="line 1 is not a task result"):
         read_results(tmp_path)
+
+
+def test_eval_repeats_meet_differently_seeded_obstacles() -> None:
+    from typing import Any, cast
+
+    from pydantic import BaseModel
+
+    from mae.eval.runner import prepare_phone
+    from mae.eval.tasks import EvalTask
+
+    class Obstacles(BaseModel):
+        enabled: bool = True
+        seed: int = 5
+
+    class SuiteTask(BaseModel):
+        realism: Obstacles = Obstacles()
+
+        def prepare(self, phone: Any) -> None:
+            phone.append(self.realism.seed)
+
+    phone: list[int] = []
+    task = EvalTask(task_id="t", scenario="S", instruction="do", source="virtual", grader=SuiteTask())
+    assert prepare_phone(cast(Any, phone), task, repeat=0, seed=None) == 5  # the task's own seed
+    assert prepare_phone(cast(Any, phone), task, repeat=2, seed=None) == 7
+    assert prepare_phone(cast(Any, phone), task, repeat=1, seed=40) == 41
+    assert phone == [5, 7, 41] and task.grader.realism.seed == 5  # the suite's task is not changed
+    calm = EvalTask(
+        task_id="t",
+        scenario="S",
+        instruction="do",
+        source="virtual",
+        grader=SuiteTask(realism=Obstacles(enabled=False)),
+    )
+    assert prepare_phone(cast(Any, phone), calm, repeat=3, seed=None) == 0 and phone[-1] == 5
