@@ -20,6 +20,7 @@ from mae.perception.icons import filter_detections
 from mae.perception.local_models import (
     LoadedModel,
     dtype_kwargs,
+    inference,
     load_failed,
     load_once,
     pick_device,
@@ -96,12 +97,10 @@ class GroundingDinoDetector:
 
     def raw_detections(self, image: np.ndarray) -> list[Element]:
         """Every box over the thresholds, best score first, before size and duplicate filtering."""
-        import torch
-
         rgb = _as_rgb(image)
         height, width = rgb.shape[:2]
         processor, model = self.loaded.processor, self.loaded.model
-        with torch.inference_mode():
+        with inference(self.loaded.device):
             inputs = processor(images=Image.fromarray(rgb), text=self.prompt, return_tensors="pt")
             inputs = inputs.to(self.loaded.device)
             inputs["pixel_values"] = inputs["pixel_values"].to(self.loaded.dtype)

@@ -9,7 +9,8 @@ torch and transformers are imported only when a model is actually loaded.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -91,6 +92,28 @@ def pick_dtype(dtype: str | torch.dtype | None, device: str, *, prefer_bf16: boo
         raise ConfigError(f"unknown dtype {dtype!r}; use float16, bfloat16 or float32")
     chosen: torch.dtype = getattr(torch, name)
     return chosen
+
+
+@contextmanager
+def inference(device: str) -> Iterator[None]:
+    """``torch.inference_mode``, and on CUDA attention without the cuDNN backend.
+
+    torch (2.11 here) sends half-precision ``scaled_dot_product_attention`` to cuDNN, which plans anew
+    for every sequence length: each decoding step then cost 44-67 ms on an H100 instead of 3-5 ms, for a
+    tiny model and for one with Qwen2.5-VL-3B's attention shapes alike (``benchmarks/local_models.py``).
+    Flash, memory-efficient and math attention remain allowed.
+    """
+    import torch
+
+    with torch.inference_mode():
+        if not device.startswith("cuda"):
+            yield
+            return
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        allowed = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
+        with sdpa_kernel(allowed):
+            yield
 
 
 def dtype_kwargs(dtype: torch.dtype) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from mae.perception.elements import Element
 from mae.perception.local_models import (
     LoadedModel,
     dtype_kwargs,
+    inference,
     load_failed,
     load_once,
     pick_device,
@@ -192,10 +193,8 @@ class LocalQwenCaptioner:
 
     def generate(self, prompt: str, image: Image.Image, max_new_tokens: int) -> str:
         """The model's greedy reply to ``prompt`` about ``image`` (special tokens removed)."""
-        import torch
-
         loaded = self.loaded
-        with loaded.lock, torch.inference_mode():
+        with loaded.lock, inference(loaded.device):
             batch = self.inputs(prompt, image)
             moved = {
                 name: value.to(loaded.device) if hasattr(value, "to") else value
