@@ -9,6 +9,7 @@ saved into the eval folder and the reports are recomputed with them.
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 import time
@@ -74,6 +75,7 @@ def start_eval(
     backbone: str,
     base_url: str,
     model: str,
+    realism: str = "task",
 ) -> EvalJob:
     """Check the choices and start the eval thread; ``MaeError`` says what to fix."""
     if not task_ids:
@@ -101,8 +103,9 @@ def start_eval(
         repeat=max(1, int(repeat)),
         backbone=runtime.backbone,
         max_steps=int(max_steps),
+        realism=realism,
     )
-    tasks = select_tasks(virtual_tasks(), options.tasks)
+    tasks = select_tasks(virtual_tasks(realism=options.realism), options.tasks)
     write_options(folder, options)
     job = EvalJob(folder=folder, total=len(tasks) * options.repeat)
 
@@ -179,6 +182,13 @@ def progress_markdown(job: EvalJob | None) -> str:
     return f"{state} · {finished} of {job.total} task runs done\n\n{recent}"
 
 
+def realism_supported() -> bool:
+    """Whether this build's virtual suite can switch the phone's obstacles on and off."""
+    from mae.eval import virtual_suite
+
+    return "realism" in inspect.signature(virtual_suite.load_task_suite).parameters
+
+
 def _folder_choices(backend: Backend, selected: str | None = None) -> Any:
     folders = [str(p) for p in list_eval_folders(backend.log_dir)]
     value = selected if selected in folders else (folders[0] if folders else None)
@@ -216,6 +226,13 @@ def build_evaluate_tab(backend: Backend) -> None:
                         elem_id="mae-eval-setting",
                     )
                     agent = gr.Radio(agents, value="e", label="Agent", elem_id="mae-eval-agent")
+                    realism = gr.Radio(
+                        [("each task's own", "task"), ("all on", "on"), ("off", "off")],
+                        value="task",
+                        label="Obstacles (pop-ups, nags, spinners)",
+                        visible=realism_supported(),
+                        elem_id="mae-eval-realism",
+                    )
                 with gr.Row():
                     repeat = gr.Number(
                         1, minimum=1, maximum=10, precision=0, label="Repeats", elem_id="mae-eval-repeat"
@@ -282,6 +299,7 @@ def build_evaluate_tab(backend: Backend) -> None:
             ids: list[str],
             how: str,
             who: str,
+            obstacles: str,
             times: float,
             limit: float,
             bb: str,
@@ -308,6 +326,7 @@ def build_evaluate_tab(backend: Backend) -> None:
                     backbone=bb,
                     base_url=url,
                     model=name,
+                    realism=obstacles or "task",
                 )
             except Exception as exc:
                 yield job, f"**Cannot start:** {exc}", gr.skip(), gr.skip(), gr.skip()
@@ -331,7 +350,7 @@ def build_evaluate_tab(backend: Backend) -> None:
 
         start.click(
             on_start,
-            [job_state, tasks, setting, agent, repeat, max_steps, backbone, base_url, model],
+            [job_state, tasks, setting, agent, realism, repeat, max_steps, backbone, base_url, model],
             [job_state, progress, summary, results, folder],
             show_progress="hidden",
             concurrency_limit=None,
@@ -390,8 +409,9 @@ def build_evaluate_tab(backend: Backend) -> None:
                 f"{grader_label([record])}\n\n> {record.instruction}\n\nFor each rubric item, say after "
                 "which step it first held; tick the actions and verdicts that were right."
             )
+            frames = trajectory_frames(record)
             return (
-                trajectory_frames(record),
+                gr.update(value=frames, selected_index=0 if frames else None),
                 header,
                 *boxes,
                 gr.update(
