@@ -30,11 +30,14 @@ def _manager(subgoal: str) -> str:
 class ReferenceAgent:
     """A fake-server responder; ``tasks`` maps instructions to reference actions (default: the suite)."""
 
-    def __init__(self, tasks: dict[str, Sequence[str]] | None = None, policy: Policy = "reference") -> None:
+    def __init__(
+        self, tasks: dict[str, Sequence[str]] | None = None, policy: Policy = "reference", variant: str = ""
+    ) -> None:
         if tasks is None:
-            from mae.eval.virtual_suite import load_task_suite
+            from mae.eval.tasks import virtual_tasks
 
-            tasks = {t.instruction: list(t.reference_actions) for t in load_task_suite()}
+            suite = [t.grader for t in virtual_tasks(variant)]
+            tasks = {t.instruction: list(t.reference_actions) for t in suite}
         self.tasks = {k: list(v) for k, v in tasks.items()}
         self.policy = policy
         self.position: dict[str, int] = {}
@@ -88,8 +91,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Serve the reference-action agent on 127.0.0.1 (no model).")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--policy", choices=("reference", "halfway"), default="reference")
+    parser.add_argument(
+        "--set", default="", help="task set of the virtual suite (e.g. hard), if it has several"
+    )
     args = parser.parse_args()
-    server = FakeModelServer(responder=ReferenceAgent(policy=args.policy), port=args.port)
+    agent = ReferenceAgent(policy=args.policy, variant=args.set)
+    server = FakeModelServer(responder=agent, port=args.port)
     print(f"serving on {server.base_url}", flush=True)
     server._server.serve_forever()
 
