@@ -365,15 +365,16 @@ def build_evaluate_tab(backend: Backend) -> None:
         stop.click(on_stop, job_state, progress, queue=False)
 
         # ------------------------------------------------------------ judge view
-        def on_folder(path: str | None) -> Any:
+        def on_folder(path: str | None) -> tuple[Any, str, Any]:
             if not path:
-                return gr.update(choices=[], value=None)
+                return gr.update(choices=[], value=None), "", []
             try:
                 keys = [r.key for r in read_results(path)]
             except MaeError as exc:
                 gr.Warning(str(exc))
-                return gr.update(choices=[], value=None)
-            return gr.update(choices=keys, value=keys[0] if keys else None)
+                return gr.update(choices=[], value=None), "", []
+            first = gr.update(choices=keys, value=keys[0] if keys else None)
+            return first, summary_markdown(Path(path)), results_rows(Path(path))
 
         def on_task(path: str | None, key: str | None) -> tuple[Any, ...]:
             hidden = [gr.update(visible=False)] * MAX_RUBRICS
@@ -456,7 +457,7 @@ def build_evaluate_tab(backend: Backend) -> None:
             )
 
         judge_outputs = [gallery, task_text, *rubrics, actions, verdicts, judge_status]
-        folder.change(on_folder, folder, task_run)
+        folder.change(on_folder, folder, [task_run, summary, results])
         task_run.change(on_task, [folder, task_run], judge_outputs)
         refresh.click(lambda selected: _folder_choices(backend, selected), folder, folder)
         page.select(lambda selected: _folder_choices(backend, selected), folder, folder)
