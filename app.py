@@ -23,6 +23,7 @@ from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.perception.elements import Perception
 from mae.safety import DEFAULT_RULES
 from mae.ui import history, memory_tab
+from mae.ui.agent_picker import agent_picker, wire_agent_picker
 from mae.ui.devices import (
     MANUAL_OPS,
     attached,
@@ -154,6 +155,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     backbone = gr.Dropdown(
                         backbone_choices(), value=settings.backbone, label="Backbone", elem_id="mae-backbone"
                     )
+                    agent = agent_picker(settings.loop.agent)
                     with gr.Row():
                         base_url = gr.Textbox(
                             value=settings.base_url or "", label="Base URL", elem_id="mae-base-url"
@@ -307,9 +309,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             run_btn,
             stop_btn,
         ]
-        form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules]
+        form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules, agent]
         form_inputs += [*role_backbones, *role_models, *key_boxes]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
+        wire_agent_picker(agent, evolve)
 
         def render(session: UiSession, image: Any) -> tuple[Any, ...]:
             view = session.view
@@ -329,7 +332,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
             task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = values[:8]
-            count, rest = len(AGENT_ROLES), list(values[8:])
+            count, rest = len(AGENT_ROLES), list(values[9:])
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
@@ -342,6 +345,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),
+                agent=values[8] or "e",
             )
             return form, list(rule_names or [])
 

@@ -59,6 +59,9 @@ class LoopSettings(BaseModel):
     escalate_after_errors: int = Field(2, ge=1, description="k: failures before the Manager sees the errors")
     operator_history: int = Field(5, ge=1, description="m: recent actions shown to the Operator")
     settle_timeout_s: float = Field(3.0, ge=0)
+    agent: Literal["e", "v2", "v1"] = Field(
+        "e", description="the agent: e (Mobile-Agent-E), v2 (Mobile-Agent-v2) or v1 (Mobile-Agent v1)"
+    )
 
 
 class EvolutionSettings(BaseModel):
@@ -143,6 +146,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",
+    "MAE_AGENT": "loop.agent",
     "MAE_EVOLVE": "evolution.evolve",
     "MAE_PRECONDITION": "evolution.precondition",
 }

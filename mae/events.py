@@ -15,8 +15,9 @@ from typing import Any
 from PIL import Image
 
 EVENT_TYPES: dict[str, str] = {
-    "run_started": "task, device, backbone, run_dir, max_steps",
-    "stage_started": "stage (perceive|manager|operator|execute|reflector|notetaker|experience)",
+    "run_started": "task, device, backbone, run_dir, max_steps, agent (e|v2|v1)",
+    "stage_started": "stage (perceive|manager|operator|execute|reflector|notetaker|experience; baselines: "
+    "v1_agent|v1_check|planning|decision|reflection|undo)",
     "stage_finished": "stage, seconds, result (parsed reply as a dict), raw (model text), tokens, problem",
     "model_call": "role, model, latency_s, input_tokens, output_tokens, images, ok, error",
     "action": "action (text), description, steps (atomic ops), shortcut, image_path, image = annotated",

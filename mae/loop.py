@@ -1,9 +1,10 @@
-"""One task: the Mobile-Agent-E step loop (paper §2.1) with escalation, exits, events and a trajectory.
+"""One task: the shared step loop (perception, execution, settling, trajectory, events, exits, approval,
+stop, device lock) around an agent strategy that decides each action (``mae.agents.strategy``).
 
-Step t: Manager (plan, subgoal) -> Operator (action) -> execute and settle -> Perceptor(s_{t+1}) ->
-Action Reflector (outcome, progress, error) -> Notetaker (notes). W_V of s_{t+1} is reused as the next
-step's W_V, so the Perceptor runs once per step. Model mistakes are fed back to the model; provider
-and phone failures end the run with their own exit reason, never a traceback.
+Step t: the agent decides (E: Manager -> Operator) -> execute and settle -> Perceptor(s_{t+1}) -> the
+agent judges (E: Action Reflector -> Notetaker). W_V of s_{t+1} is reused as the next step's W_V, so
+the Perceptor runs once per step. Model mistakes are fed back to the model; provider and phone failures
+end the run with their own exit reason, never a traceback.
 """
 
 from __future__ import annotations
@@ -12,16 +13,18 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from PIL import Image
 
-from mae.actions import INITIAL_SHORTCUTS, REPEAT_EXEMPT, ActionCall, Shortcut
-from mae.agents import manager, notetaker, operator, reflector
+from mae.actions import INITIAL_SHORTCUTS, REPEAT_EXEMPT, ActionCall, Shortcut, resolve_call
+from mae.agents import operator
 from mae.agents.base import AgentResult, AgentTurn, Screen
+from mae.agents.choose import AgentName, EOptions, make_agent
 from mae.agents.operator import OperatorDecision, ShortcutGuard
+from mae.agents.strategy import AgentStrategy, Finish, Invalid, RunExit
 from mae.annotate import annotate
 from mae.config import LoopSettings
 from mae.device.base import Device
@@ -38,7 +41,18 @@ from mae.run_stats import RunStats
 from mae.safety import SafetyPolicy
 from mae.trajectory import ImageFormat, TrajectoryWriter, new_run_dir
 
-__all__ = ["EXIT_CODES", "Approver", "ExitReason", "PerceptorLike", "RunTotals", "TaskResult", "run_task"]
+__all__ = [
+    "EXIT_CODES",
+    "Approver",
+    "ExitReason",
+    "PerceptorLike",
+    "RunParts",
+    "RunTotals",
+    "TaskResult",
+    "run_task",
+]
+
+V = TypeVar("V")
 
 log = logging.getLogger(__name__)
 
@@ -52,39 +66,46 @@ class PerceptorLike(Protocol):
     def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception: ...
 
 
-class _Exit(Exception):
-    def __init__(self, reason: ExitReason, message: str = "") -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
+@dataclass(frozen=True)
+class RunParts:
+    """Everything a run is built from besides the task and the agent (typed; see ``run_task``)."""
+
+    device: Device
+    client: ChatClient
+    perceptor: PerceptorLike
+    settings: LoopSettings
+    listener: EventListener | None = None
+    stop_event: threading.Event | None = None
+    approver: Approver | None = None
+    safety: SafetyPolicy | None = None
+    log_dir: Path | str = "runs"
+    backbone: str | None = None
+    prompts_dir: Path | None = None
+    image_format: ImageFormat = "jpg"
 
 
 class _Runner:
-    """The state of one run; ``run_task`` is the public entry point."""
+    """The state of one run (the shared skeleton); ``run_task`` is the public entry point."""
 
-    def __init__(self, instruction: str, **kw: Any) -> None:
-        self.device: Device = kw["device"]
-        self.client: ChatClient = kw["client"]
-        self.perceptor: PerceptorLike = kw["perceptor"]
-        self.settings: LoopSettings = kw["settings"] or LoopSettings.model_validate({})
-        self.tips: str = kw["tips"]
-        self.shortcuts: Mapping[str, Shortcut] = kw["shortcuts"]
-        self.listener: Callable[[Event], None] | None = kw["listener"]
-        self.stop_event: threading.Event = kw["stop_event"] or threading.Event()
-        self.approver: Approver | None = kw["approver"]
-        self.guard: ShortcutGuard | None = kw["shortcut_guard"]
-        self.safety: SafetyPolicy = kw["safety"] or SafetyPolicy()
-        self.prompts_dir: Path | None = kw["prompts_dir"]
-        self.parallel_notes: bool = kw["parallel_notetaker"]
+    def __init__(self, instruction: str, parts: RunParts, agent: AgentStrategy) -> None:
+        self.agent = agent
+        self.device = parts.device
+        self.client = parts.client
+        self.perceptor = parts.perceptor
+        self.settings = parts.settings
+        self.listener = parts.listener
+        self.stop_event = parts.stop_event or threading.Event()
+        self.approver = parts.approver
+        self.safety = parts.safety or SafetyPolicy()
+        self.prompts_dir = parts.prompts_dir
         self.memory = WorkingMemory(instruction=instruction)
-        self.run_dir = new_run_dir(kw["log_dir"], instruction)
-        self.writer = TrajectoryWriter(self.run_dir, kw["image_format"])
+        self.run_dir = new_run_dir(parts.log_dir, instruction)
+        self.writer = TrajectoryWriter(self.run_dir, parts.image_format)
         self.step = 0
         self.stats = RunStats(self.client)
         self._emit_lock = threading.Lock()
-        self.agent_kw: dict[str, Any] = {"on_turn": self.on_turn, "prompts_dir": self.prompts_dir}
         profile = self.client.profile(operator.ROLE)
-        self.backbone = kw["backbone"] or f"{profile.provider}:{profile.model}"
+        self.backbone = parts.backbone or f"{profile.provider}:{profile.model}"
 
     # ------------------------------------------------------------------ plumbing
     def emit(self, type_: str, image: Image.Image | None = None, **data: Any) -> None:
@@ -108,7 +129,7 @@ class _Runner:
             **data,
         )
 
-    def stage(self, name: str, work: Callable[[], Any]) -> tuple[Any, float]:
+    def stage(self, name: str, work: Callable[[], V]) -> tuple[V, float]:
         self.emit("stage_started", stage=name)
         started = time.monotonic()
         value = work()
@@ -141,7 +162,7 @@ class _Runner:
 
     def check_stop(self) -> None:
         if self.stop_event.is_set():
-            raise _Exit(ExitReason.STOPPED, "stopped by the user")
+            raise RunExit(ExitReason.STOPPED, "stopped by the user")
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> TaskResult:
@@ -154,17 +175,18 @@ class _Runner:
             backbone=self.backbone,
             run_dir=str(self.run_dir),
             max_steps=settings.max_steps,
+            agent=self.agent.name,
         )
         try:
             self.check_stop()
             screen, _ = self.perceive(self.device.screenshot())
             while True:
                 if self.step >= settings.max_steps:
-                    raise _Exit(ExitReason.MAX_STEPS, f"reached the limit of {settings.max_steps} steps")
+                    raise RunExit(ExitReason.MAX_STEPS, f"reached the limit of {settings.max_steps} steps")
                 self.check_stop()
                 self.step += 1
                 screen = self.one_step(screen)
-        except _Exit as stop:
+        except RunExit as stop:
             reason, message = stop.reason, stop.message
         except ModelError as exc:
             reason, message = ExitReason.MODEL_ERROR, str(exc)
@@ -186,45 +208,20 @@ class _Runner:
         mark = self.stats.mark()
         perception_s = execution_s = 0.0
 
-        escalate = memory.recent_errors(settings.escalate_after_errors) if memory.error_flag else []
-        kw = self.agent_kw
-        planned, _ = self.stage(
-            "manager",
-            lambda: manager.plan(self.client, memory, screen, self.shortcuts, escalate=escalate, **kw),
-        )
-        if planned.value is None:
-            raise _Exit(ExitReason.UNUSABLE_REPLY, f"Manager: {planned.problem}")
-        memory.plan, memory.subgoal = planned.value.plan, planned.value.subgoal
-        if planned.value.finished:
+        decision = self.agent.decide(self, screen)
+        if isinstance(decision, Finish):
             memory.finished = True
             self.close_step(mark, 0.0, 0.0)
-            raise _Exit(ExitReason.FINISHED, "the Manager judged the task finished")
-
-        acted, _ = self.stage(
-            "operator",
-            lambda: operator.act(
-                self.client,
-                memory,
-                screen,
-                tips=self.tips,
-                shortcuts=self.shortcuts,
-                history=settings.operator_history,
-                guard=self.guard,
-                **kw,
-            ),
-        )
-        if acted.value is None:
-            if acted.problem_kind != "action":
-                raise _Exit(ExitReason.UNUSABLE_REPLY, f"Operator: {acted.problem}")
-            self.record_invalid(acted)
+            raise RunExit(ExitReason.FINISHED, decision.message)
+        if isinstance(decision, Invalid):
+            self.record_invalid(decision)
             self.after_record(mark, 0.0, 0.0)
             return screen
-        decision = acted.value
 
         if decision.action["name"] not in REPEAT_EXEMPT:
             repeats = memory.trailing_repeats(decision.text)
             if repeats >= settings.max_repeated_actions:
-                raise _Exit(
+                raise RunExit(
                     ExitReason.REPEATED_ACTION, f"{decision.text} would run {repeats + 1} times in a row"
                 )
         self.approve(decision)
@@ -251,10 +248,7 @@ class _Runner:
                 on_step_screen=self.step_screen,
             ),
         )
-        after_image = self.device.screenshot()
-        after_path = self.writer.save_image(f"step_{self.step:03d}_after", after_image)
-        self.emit("screen", image=after_image, image_path=str(after_path))
-        after, perception_s = self.perceive(after_image)
+        after, perception_s = self.look("after")
         record = decision.to_record(self.step, completed=done.completed)
         self.writer.record(
             "action",
@@ -268,93 +262,47 @@ class _Runner:
             record.stopped = True
             memory.record(record)
             self.close_step(mark, perception_s, execution_s)
-            raise _Exit(ExitReason.STOPPED, "stopped by the user")
+            raise RunExit(ExitReason.STOPPED, "stopped by the user")
         if done.completed == 0:
             record.outcome, record.error = "C", f"the phone refused the action: {done.error}"
             self.emit("outcome", outcome="C", progress=memory.progress, error_description=record.error)
         else:
-            self.reflect_and_note(record, screen, after, done.error)
+            changed = self.agent.judge(self, record, screen, after, done.error)
+            if changed is not None:
+                after = changed
         memory.record(record)
         self.after_record(mark, perception_s, execution_s)
         return after
 
-    def reflect_and_note(
-        self, record: ActionRecord, before: Screen, after: Screen, failure: str | None
-    ) -> None:
-        memory = self.memory
-        action = record.text
-        if record.shortcut:
-            action += f"\nShortcut {record.shortcut} ran: " + "; ".join(
-                record.atomic_steps[: record.completed_steps]
-            )
-        if failure:
-            action += f"\nIt stopped early: {failure}"
+    def look(self, name: str) -> tuple[Screen, float]:
+        """Screenshot the phone, save it as this step's ``name`` image, report it, perceive it."""
+        image = self.device.screenshot()
+        path = self.writer.save_image(f"step_{self.step:03d}_{name}", image)
+        self.emit("screen", image=image, image_path=str(path))
+        return self.perceive(image)
 
-        def run_reflector() -> AgentResult[reflector.ReflectorReply]:
-            return reflector.reflect(
-                self.client,
-                memory,
-                before,
-                after,
-                action=action,
-                description=record.description,
-                **self.agent_kw,
-            )
-
-        notes_future = None
-        pool: ThreadPoolExecutor | None = None
-        if self.parallel_notes:
-            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mae-notetaker")
-            snapshot = memory.model_copy(deep=True)
-            notes_future = pool.submit(self.take_notes, snapshot, after)
-        try:
-            judged, _ = self.stage("reflector", run_reflector)
-            if judged.value is None:
-                raise _Exit(ExitReason.UNUSABLE_REPLY, f"Action Reflector: {judged.problem}")
-            verdict = judged.value
-            record.outcome = verdict.outcome
-            if failure and record.outcome == "A":
-                record.outcome = "B"  # the Shortcut did not run to its end: not what was expected
-            if record.outcome == "A":
-                memory.progress = verdict.progress
-            else:
-                record.error = "; ".join(x for x in (verdict.error_description, failure) if x)
-            self.emit(
-                "outcome", outcome=record.outcome, progress=memory.progress, error_description=record.error
-            )
-            if notes_future is not None:
-                future = notes_future
-                notes, _ = self.stage("notetaker", future.result)
-            else:
-                notes = self.take_notes(memory, after)
-        finally:
-            if pool is not None:
-                pool.shutdown(wait=True)
-        if notes.value is None:
-            raise _Exit(ExitReason.UNUSABLE_REPLY, f"Notetaker: {notes.problem}")
-        memory.notes = notes.value.notes
-
-    def take_notes(self, memory: WorkingMemory, after: Screen) -> AgentResult[notetaker.NotetakerReply]:
-        work = lambda: notetaker.take_notes(self.client, memory, after, **self.agent_kw)  # noqa: E731
-        if self.parallel_notes:  # events from a worker thread would interleave: report it as one stage
-            return work()
-        result, _ = self.stage("notetaker", work)
-        return result
+    def undo(self) -> Screen:
+        """Press Back (an agent undoing a wrong page), settle, and return the screen after it."""
+        steps = resolve_call(ActionCall(name="Back"), {})
+        done, _ = self.stage(
+            "undo", lambda: execute(self.device, steps, settle_timeout_s=self.settings.settle_timeout_s)
+        )
+        self.writer.record("undo", self.step, action="Back()", completed=done.completed, error=done.error)
+        screen, _ = self.look("undone")
+        return screen
 
     def step_screen(self, index: int, step: Any, image: Image.Image) -> None:
         path = self.writer.save_image(f"step_{self.step:03d}_after_{index}", image)
         self.emit("screen", image=image, image_path=str(path), shortcut_step=index, action=str(step))
 
-    def record_invalid(self, acted: AgentResult[OperatorDecision]) -> None:
-        raw = acted.raw.strip().splitlines()
-        text = next((line for line in raw if line.strip().startswith("{")), "(invalid action)")[:200]
+    def record_invalid(self, invalid: Invalid) -> None:
         record = ActionRecord(
             step=self.step,
             name="invalid",
-            text=text,
+            text=invalid.text,
             executed=False,
             outcome="C",
-            error=f"invalid action, not executed: {acted.problem}",
+            error=f"invalid action, not executed: {invalid.problem}",
         )
         self.writer.record("action", self.step, **record.model_dump(mode="json"))
         self.emit("outcome", outcome="C", progress=self.memory.progress, error_description=record.error)
@@ -372,7 +320,7 @@ class _Runner:
         self.emit("approval", approved=approved, action=decision.text)
         self.writer.record("approval", self.step, action=decision.text, reason=reason, approved=approved)
         if not approved:
-            raise _Exit(ExitReason.REJECTED, f"the user rejected {decision.text} ({reason})")
+            raise RunExit(ExitReason.REJECTED, f"the user rejected {decision.text} ({reason})")
 
     def after_record(self, mark: tuple[float, int], perception_s: float, execution_s: float) -> None:
         memory, settings = self.memory, self.settings
@@ -380,7 +328,7 @@ class _Runner:
         memory.error_flag = failures >= settings.escalate_after_errors
         self.close_step(mark, perception_s, execution_s)
         if failures >= settings.max_consecutive_errors:
-            raise _Exit(ExitReason.CONSECUTIVE_ERRORS, f"{failures} failed actions in a row")
+            raise RunExit(ExitReason.CONSECUTIVE_ERRORS, f"{failures} failed actions in a row")
 
     def close_step(self, mark: tuple[float, int], perception_s: float, execution_s: float) -> None:
         timing = self.stats.close_step(self.step, mark, perception_s, execution_s)
@@ -388,7 +336,7 @@ class _Runner:
         self.writer.write_summary(self.summary("running"))
 
     def summary(self, status: str, reason: ExitReason | None = None, message: str = "") -> dict[str, Any]:
-        return self.stats.summary(
+        summary = self.stats.summary(
             self.memory,
             steps=len(self.memory.actions),
             status=status,
@@ -397,6 +345,7 @@ class _Runner:
             reason=reason,
             message=message,
         )
+        return {**summary, "agent": self.agent.name}
 
     def report_failed_call(self) -> None:
         records = self.stats.records()
@@ -471,36 +420,48 @@ def run_task(
     backbone: str | None = None,
     prompts_dir: Path | None = None,
     image_format: ImageFormat = "jpg",
-    parallel_notetaker: bool = False,
+    parallel_notetaker: bool | None = None,
+    agent: AgentName | None = None,
 ) -> TaskResult:
     """Carry out ``instruction`` on ``device``; returns why it ended and what happened.
 
-    Holds the device for the whole run (``DeviceBusyError`` when another run has it). ``tips`` and
-    ``shortcuts`` are the long-term memory (defaults: no Tips, the initial Shortcut). ``approver`` is
-    asked before sensitive actions (``safety``); ``shortcut_guard`` may refuse a Shortcut call with a
-    reason the Operator gets as an error. ``parallel_notetaker`` runs the Notetaker beside the Action
+    Holds the device for the whole run (``DeviceBusyError`` when another run has it). ``agent`` (default
+    ``settings.agent``) picks Mobile-Agent-E (``e``), Mobile-Agent-v2 (``v2``) or Mobile-Agent v1
+    (``v1``). ``tips`` and ``shortcuts`` are E's long-term memory (defaults: no Tips, the initial
+    Shortcut; the baselines ignore them). ``approver`` is asked before sensitive actions (``safety``);
+    ``shortcut_guard`` may refuse a Shortcut call with a reason the Operator gets as an error.
+    ``parallel_notetaker`` (default ``settings.parallel_notetaker``) runs E's Notetaker beside the Action
     Reflector (it then sees the progress before this step's update).
     """
     if not instruction.strip():
         raise MaeError("the task is empty: describe what the phone should do")
-    with DeviceLock(device, owner=f"task {instruction[:40]!r}"):
-        runner = _Runner(
-            instruction,
-            device=device,
-            client=client,
-            perceptor=perceptor,
-            settings=settings,
+    loop_settings = settings or LoopSettings.model_validate({})
+    parts = RunParts(
+        device=device,
+        client=client,
+        perceptor=perceptor,
+        settings=loop_settings,
+        listener=listener,
+        stop_event=stop_event,
+        approver=approver,
+        safety=safety,
+        log_dir=log_dir,
+        backbone=backbone,
+        prompts_dir=prompts_dir,
+        image_format=image_format,
+    )
+    chosen = make_agent(
+        agent or loop_settings.agent,
+        EOptions(
             tips=tips,
             shortcuts=INITIAL_SHORTCUTS if shortcuts is None else shortcuts,
-            listener=listener,
-            stop_event=stop_event,
-            approver=approver,
-            log_dir=log_dir,
-            shortcut_guard=shortcut_guard,
-            safety=safety,
-            backbone=backbone,
-            prompts_dir=prompts_dir,
-            image_format=image_format,
-            parallel_notetaker=parallel_notetaker,
-        )
-        return runner.run()
+            guard=shortcut_guard,
+            parallel_notetaker=(
+                getattr(loop_settings, "parallel_notetaker", False)
+                if parallel_notetaker is None
+                else parallel_notetaker
+            ),
+        ),
+    )
+    with DeviceLock(device, owner=f"task {instruction[:40]!r}"):
+        return _Runner(instruction, parts, chosen).run()

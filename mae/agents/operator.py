@@ -73,6 +73,30 @@ class OperatorDecision(BaseModel):
             executed=completed > 0,
         )
 
+    @classmethod
+    def from_call(
+        cls,
+        call: ActionCall,
+        screen_call: ActionCall,
+        steps: list[AtomicAction],
+        *,
+        thought: str = "",
+        description: str = "",
+        text: str | None = None,
+    ) -> OperatorDecision:
+        """A decision from a validated call (as written, in screen pixels) and its atomic steps."""
+        decision = cls(
+            thought=thought,
+            action={"name": call.name, "arguments": call.arguments},
+            text=text or str(call),
+            description=description,
+            shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+            screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
+            atomic=[str(s) for s in steps],
+        )
+        decision._steps = steps
+        return decision
+
     @property
     def call(self) -> ActionCall:
         """The action in screen pixels (what the approver and the safety policy see)."""

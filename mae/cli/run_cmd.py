@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mae.actions import ActionCall, Shortcut
+from mae.agents.choose import AGENT_NAMES
 from mae.cli import memory_cmd
 from mae.config import Settings, load_settings
 from mae.errors import ConfigError
@@ -43,6 +44,11 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable that holds the API key")
     parser.add_argument("--profile", type=Path, help="TOML settings profile")
     parser.add_argument("--max-steps", type=int, help="step limit (default 40)")
+    parser.add_argument(
+        "--agent",
+        choices=AGENT_NAMES,
+        help="e = Mobile-Agent-E (default); baselines: v2 = Mobile-Agent-v2, v1 = Mobile-Agent (v1)",
+    )
     parser.add_argument("--log-dir", type=Path, help="where run directories go (default ./runs)")
     parser.add_argument("--yes", action="store_true", help="approve sensitive actions without asking")
     parser.add_argument("--quiet", action="store_true", help="print only the final result")
@@ -60,6 +66,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             "api_key_env": args.api_key_env,
             "log_dir": args.log_dir,
             "loop.max_steps": args.max_steps,
+            "loop.agent": getattr(args, "agent", None),
             **memory_cmd.memory_overrides(args),
         },
     )
@@ -94,10 +101,12 @@ class StepPrinter:
         self.out = out
         self.quiet = quiet
         self.seconds: dict[str, float] = {}
+        self.timed_step = 0
 
     def __call__(self, event: Event) -> None:
         data, line = event.data, None
-        if self.seconds and (event.type == "run_finished" or data.get("stage") == "manager"):
+        next_step = event.type == "stage_started" and event.step != self.timed_step
+        if self.seconds and (event.type == "run_finished" or next_step):
             self._print("  time: " + "  ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items()), event.type)
             self.seconds = {}
         if event.type == "run_started":
@@ -105,9 +114,14 @@ class StepPrinter:
             line += f"\nlog: {data['run_dir']}"
         elif event.type == "stage_finished":
             self.seconds[data["stage"]] = data["seconds"]
+            self.timed_step = event.step
             result = data.get("result") or {}
             if data["stage"] == "manager" and result:
                 line = f"step {event.step}/{self.max_steps}  subgoal: {_short(result.get('subgoal', ''))}"
+            elif data["stage"] in ("v1_agent", "decision") and result:  # the baselines
+                line = f"step {event.step}/{self.max_steps}  thought: {_short(result.get('thought', ''))}"
+            elif data["stage"] == "planning" and result:
+                line = f"  progress: {_short(result.get('progress', ''))}"
             elif data.get("problem"):
                 line = f"  {data['stage']}: unusable reply: {_short(data['problem'])}"
         elif event.type == "action":
@@ -170,13 +184,26 @@ def run_one(
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the task; the exit code says how it ended."""
     if getattr(args, "tasks", None):
-        return memory_cmd.run_task_list_from_args(args, settings_from_args(args), build_runtime, run_one)
+        settings = settings_from_args(args)
+        if settings.loop.agent != "e":
+            if args.setting == "evolution":
+                agent = settings.loop.agent
+                raise ConfigError(
+                    f"--agent {agent} has no long-term memory to evolve: add --setting individual"
+                )
+            settings = settings.model_copy(
+                update={"evolution": settings.evolution.model_copy(update={"evolve": False})}
+            )
+        return memory_cmd.run_task_list_from_args(args, settings, build_runtime, run_one)
     if not args.task:
         raise ConfigError('give the task to carry out: python -m mae run "Open Notes and ..."')
     settings = settings_from_args(args)
     runtime = build_runtime(settings)
     try:
-        result = memory_cmd.run_single_with_memory(args, runtime, run_one)
+        if settings.loop.agent != "e":  # the baselines neither read nor change the long-term memory
+            result = run_one(args.task, runtime, args, tips="", shortcuts={})
+        else:
+            result = memory_cmd.run_single_with_memory(args, runtime, run_one)
     finally:
         runtime.close()
     return result.exit_code

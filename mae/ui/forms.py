@@ -7,7 +7,7 @@ API keys typed into the form are returned separately (environment-variable name 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -49,6 +49,7 @@ class RunForm(BaseModel):
     api_keys: dict[str, str] = Field(default_factory=dict, repr=False)
     max_steps: int = 40
     evolution: bool = True
+    agent: Literal["e", "v2", "v1"] = "e"
 
     @field_validator("role_backbones", "role_models", "api_keys", mode="before")
     @classmethod
@@ -106,9 +107,10 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
         else:
             raise ConfigError(f"unknown backbone {backbone!r} for the {role}")
     update["roles"] = roles
-    loop = base.loop.model_copy(update={"max_steps": max(1, int(form.max_steps))})
+    loop = base.loop.model_copy(update={"max_steps": max(1, int(form.max_steps)), "agent": form.agent})
     update["loop"] = loop
-    update["evolution"] = base.evolution.model_copy(update={"evolve": bool(form.evolution)})
+    evolve = bool(form.evolution) and form.agent == "e"  # the baselines have no long-term memory
+    update["evolution"] = base.evolution.model_copy(update={"evolve": evolve})
     settings = base.model_copy(update=update)
     try:
         settings = Settings.model_validate(settings.model_dump())

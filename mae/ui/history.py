@@ -29,6 +29,11 @@ ROLE_STAGES = {
     "experience": "experience",
     "tips_reflector": "experience",
     "shortcuts_reflector": "experience",
+    "v1_agent": "v1_agent",
+    "v1_check": "v1_check",
+    "planning": "planning",
+    "decision": "decision",
+    "reflection": "reflection",
 }
 
 

@@ -164,11 +164,6 @@ class Backend:
         if job.on_perception is not None:
             perceptor = PerceptorTap(perceptor, job.on_perception)
 
-        memory = MemorySession(settings, runtime.client, evolve=settings.evolution.evolve)
-        prepared = memory.prepare(job.task)
-        for note in prepared.notes:  # withheld Shortcuts, retrieval, unreadable memory versions
-            hooks.listener(Event("warning", data={"message": f"memory: {note}"}))
-
         def approve(call: ActionCall, description: str, step: int) -> bool:
             return hooks.approve({"action": str(call), "description": description, "step": step})
 
@@ -183,6 +178,12 @@ class Backend:
             safety=job.safety,
             backbone=runtime.backbone,
         )
+        if settings.loop.agent != "e":  # the baselines neither read nor change the long-term memory
+            return runner(job.task, "", {}, None)
+        memory = MemorySession(settings, runtime.client, evolve=settings.evolution.evolve)
+        prepared = memory.prepare(job.task)
+        for note in prepared.notes:  # withheld Shortcuts, retrieval, unreadable memory versions
+            hooks.listener(Event("warning", data={"message": f"memory: {note}"}))
         result = runner(job.task, prepared.tips, prepared.shortcuts, prepared.guard)
         if not memory.evolve:
             return result

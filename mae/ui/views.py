@@ -17,11 +17,17 @@ from PIL import Image, ImageDraw
 from mae.events import Event
 
 STAGE_LABELS: dict[str, str] = {
+    "v1_agent": "Mobile-Agent (v1)",
+    "planning": "Planning Agent",
+    "decision": "Decision Agent",
     "manager": "Manager",
     "operator": "Operator",
     "execute": "Execute",
     "perceive": "Perceptor",
     "reflector": "Action Reflector",
+    "reflection": "Reflection Agent",
+    "undo": "Back (undo)",
+    "v1_check": "Completion check",
     "notetaker": "Notetaker",
     "experience": "Experience Reflector",
 }
@@ -39,6 +45,16 @@ STAGE_FIELDS: dict[str, list[tuple[str, str]]] = {
     "perceive": [("elements", "Elements")],
     "reflector": [("outcome", "Outcome"), ("progress", "Progress"), ("error_description", "Feedback")],
     "notetaker": [("notes", "Notes")],
+    "v1_agent": [("observation", "Observation"), ("thought", "Thought"), ("action", "Action")],
+    "v1_check": [("thought", "Thought"), ("completed", "Completed")],
+    "planning": [("thought", "Thought"), ("progress", "Task progress")],
+    "decision": [
+        ("thought", "Thought"),
+        ("action", "Action"),
+        ("operation", "Expectation"),
+        ("memory", "Memory"),
+    ],
+    "reflection": [("answer", "Answer"), ("thought", "Thought")],
     "experience": [
         ("summary", "Memory"),
         ("new_shortcuts", "New Shortcuts"),
@@ -283,7 +299,7 @@ def _field_rows(stage: str, result: dict[str, Any]) -> str:
             continue
         if stage == "operator" and key == "atomic" and not result.get("shortcut"):
             continue
-        if stage == "reflector" and key == "outcome":
+        if (stage, key) in (("reflector", "outcome"), ("reflection", "answer")):
             value = OUTCOME_TEXT.get(str(value), str(value))
         rows.append(_row(label, _text(value)))
     return "".join(rows)
@@ -333,7 +349,7 @@ def step_html(record: StepRecord, live_stage: str | None = None) -> str:
             )
             continue
         parts.append(_stage_html(record.stages[stage]))
-    if record.outcome and "reflector" not in record.stages:
+    if record.outcome and not {"reflector", "reflection"} & record.stages.keys():
         parts.append(_row("Outcome", OUTCOME_TEXT.get(record.outcome, record.outcome)))
         if record.error:
             parts.append(_row("Feedback", record.error))

@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 from loop_scripting import GroundTruthPerceptor, make_client
 
-from mae.config import LoopSettings
+import mae.cli.run_cmd as run_cmd
+from mae.config import LoopSettings, Settings
 from mae.device.virtual import VirtualPhone
 from mae.events import Event
 from mae.loop import run_task
 from mae.results import TaskResult
+from mae.runtime import Runtime, build_runtime
 from mae.testing.fake_model_server import FakeModelServer
 
 
@@ -47,3 +49,16 @@ def run(phone: VirtualPhone, fake_server: FakeModelServer, tmp_path: Path) -> Ru
         return result, events
 
     return go
+
+
+@pytest.fixture
+def cli_phone(monkeypatch: pytest.MonkeyPatch) -> VirtualPhone:
+    """The CLI builds its runtime as usual, but with a known virtual phone and ground-truth perception."""
+    phone = VirtualPhone()
+
+    def fake_build_runtime(settings: Settings, api_keys: Any = None) -> Runtime:
+        assert settings.device == "virtual"
+        return build_runtime(settings, api_keys, device=phone, perceptor=GroundTruthPerceptor(phone))
+
+    monkeypatch.setattr(run_cmd, "build_runtime", fake_build_runtime)
+    return phone

@@ -8,29 +8,13 @@ from typing import Any
 
 import pytest
 from conftest import RunFn
-from loop_scripting import GroundTruthPerceptor, Script, Step, make_client, section
+from loop_scripting import Script, Step, make_client, section
 
-import mae.cli.run_cmd as run_cmd
 from mae.cli import main
-from mae.config import Settings
 from mae.device.virtual import VirtualPhone
-from mae.runtime import Runtime, build_runtime
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 OPEN_NOTES = {"name": "Open_App", "arguments": {"app_name": "Notes"}}
-
-
-@pytest.fixture
-def cli_phone(monkeypatch: pytest.MonkeyPatch) -> VirtualPhone:
-    """The CLI builds its runtime as usual, but with a known virtual phone and ground-truth perception."""
-    phone = VirtualPhone()
-
-    def fake_build_runtime(settings: Settings, api_keys: Any = None) -> Runtime:
-        assert settings.device == "virtual"
-        return build_runtime(settings, api_keys, device=phone, perceptor=GroundTruthPerceptor(phone))
-
-    monkeypatch.setattr(run_cmd, "build_runtime", fake_build_runtime)
-    return phone
 
 
 def cli(server: FakeModelServer, tmp_path: Path, *extra: str) -> list[str]:

@@ -1,0 +1,129 @@
+"""Mobile-Agent-E as a strategy on the shared loop (paper §2.1).
+
+Step t: Manager (plan, subgoal; the last k errors when the error flag is raised) -> Operator (action,
+with Tips and Shortcuts) -> [the loop runs it] -> Action Reflector (outcome, progress, error) ->
+Notetaker (notes), optionally beside the Reflector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from mae.actions import Shortcut
+from mae.agents import manager, notetaker, operator, reflector
+from mae.agents.base import AgentResult, Screen
+from mae.agents.operator import ShortcutGuard
+from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
+from mae.memory.working import ActionRecord, WorkingMemory
+
+
+@dataclass
+class MobileAgentE:
+    """Manager, Operator, Action Reflector and Notetaker, with long-term Tips and Shortcuts."""
+
+    tips: str
+    shortcuts: Mapping[str, Shortcut]
+    guard: ShortcutGuard | None = None
+    parallel_notetaker: bool = False
+    name: str = "e"
+    stages: tuple[str, ...] = ("manager", "operator", "reflector", "notetaker")
+
+    def decide(self, run: RunContext, screen: Screen) -> Decision:
+        memory, settings = run.memory, run.settings
+        escalate = memory.recent_errors(settings.escalate_after_errors) if memory.error_flag else []
+        planned, _ = run.stage(
+            "manager",
+            lambda: manager.plan(
+                run.client,
+                memory,
+                screen,
+                self.shortcuts,
+                escalate=escalate,
+                on_turn=run.on_turn,
+                prompts_dir=run.prompts_dir,
+            ),
+        )
+        plan = require(planned, "Manager")
+        memory.plan, memory.subgoal = plan.plan, plan.subgoal
+        if plan.finished:
+            return Finish("the Manager judged the task finished")
+        acted, _ = run.stage(
+            "operator",
+            lambda: operator.act(
+                run.client,
+                memory,
+                screen,
+                tips=self.tips,
+                shortcuts=self.shortcuts,
+                history=settings.operator_history,
+                guard=self.guard,
+                on_turn=run.on_turn,
+                prompts_dir=run.prompts_dir,
+            ),
+        )
+        if acted.value is None and acted.problem_kind == "action":
+            return Invalid(invalid_text(acted.raw), acted.problem or "invalid action")
+        return require(acted, "Operator")
+
+    def judge(
+        self, run: RunContext, record: ActionRecord, before: Screen, after: Screen, failure: str | None
+    ) -> Screen | None:
+        memory = run.memory
+        action = record.text
+        if record.shortcut:
+            action += f"\nShortcut {record.shortcut} ran: " + "; ".join(
+                record.atomic_steps[: record.completed_steps]
+            )
+        if failure:
+            action += f"\nIt stopped early: {failure}"
+
+        def run_reflector() -> AgentResult[reflector.ReflectorReply]:
+            return reflector.reflect(
+                run.client,
+                memory,
+                before,
+                after,
+                action=action,
+                description=record.description,
+                on_turn=run.on_turn,
+                prompts_dir=run.prompts_dir,
+            )
+
+        notes_future: Future[AgentResult[notetaker.NotetakerReply]] | None = None
+        pool: ThreadPoolExecutor | None = None
+        if self.parallel_notetaker:
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mae-notetaker")
+            snapshot = memory.model_copy(deep=True)
+            notes_future = pool.submit(self._notes, run, snapshot, after)
+        try:
+            judged, _ = run.stage("reflector", run_reflector)
+            verdict = require(judged, "Action Reflector")
+            record.outcome = verdict.outcome
+            if failure and record.outcome == "A":
+                record.outcome = "B"  # the Shortcut did not run to its end: not what was expected
+            if record.outcome == "A":
+                memory.progress = verdict.progress
+            else:
+                record.error = "; ".join(x for x in (verdict.error_description, failure) if x)
+            run.emit(
+                "outcome", outcome=record.outcome, progress=memory.progress, error_description=record.error
+            )
+            if notes_future is not None:
+                notes, _ = run.stage("notetaker", notes_future.result)
+            else:
+                notes, _ = run.stage("notetaker", lambda: self._notes(run, memory, after))
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True)
+        memory.notes = require(notes, "Notetaker").notes
+        return None
+
+    @staticmethod
+    def _notes(
+        run: RunContext, memory: WorkingMemory, after: Screen
+    ) -> AgentResult[notetaker.NotetakerReply]:
+        return notetaker.take_notes(
+            run.client, memory, after, on_turn=run.on_turn, prompts_dir=run.prompts_dir
+        )
