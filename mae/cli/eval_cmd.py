@@ -30,7 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--suite",
         help="'virtual' or 'virtual:<set>' (graded by code), or a Mobile-Eval-E task file or folder (judged)",
     )
-    parser.add_argument("--agent", choices=("e", "v2", "v1"), help="which agent to evaluate (default e)")
     parser.add_argument(
         "--setting",
         choices=("individual", "evolution"),
@@ -59,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="ROLE=MODEL",
         help=f"model for one agent role ({', '.join(AGENT_ROLES)}); repeatable",
     )
-    add_run_arguments(parser)
+    add_run_arguments(parser)  # device, models, --agent e|v2|v1, --max-steps, --yes, --quiet
     parser.set_defaults(func=cmd_eval)
     actions = parser.add_subparsers(dest="eval_command", metavar="ACTION")
     cmp = actions.add_parser("compare", help="two eval folders side by side with deltas")
@@ -129,6 +128,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an eval and write its results, reports and plots."""
     base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
     folder = args.out or Path(base.log_dir) / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    if args.agent is None and not args.resume:  # MAE_AGENT or the profile's loop.agent
+        args.agent = base.loop.model_dump().get("agent", "e")
     options = _options(args, folder)
     if options.setting == "evolution" and options.agent != "e":
         raise ConfigError(

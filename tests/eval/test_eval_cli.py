@@ -288,3 +288,29 @@ def test_eval_agent_choice_needs_the_baselines_field(
         assert settings_with_agent(settings, "e") is settings
         assert main(["eval", "--suite", "virtual", "--agent", "v1", "--out", str(tmp_path / "a")]) == 2
         assert "only --agent e works here" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("agent", ["v2", "v1"])
+def test_eval_runs_the_baselines_and_counts_a_provider_failure_as_termination_error(
+    phone: VirtualPhone, tmp_path: Path, agent: str
+) -> None:
+    from mae.config import LoopSettings
+    from mae.testing.fake_model_server import FakeReply
+
+    if "agent" not in LoopSettings.model_fields:
+        pytest.skip("this build has no baseline agents")
+    task = two_short_tasks()[0]
+    refusal = FakeReply(status=400, body=json.dumps({"error": {"message": "model not found"}}))
+    with FakeModelServer(responder=lambda request: refusal) as server:
+        out = tmp_path / agent
+        assert main(cli(server, out, "--suite", "virtual", "--agent", agent, "--tasks", task.task_id)) == 0
+        assert server.requests  # the baseline asked its model
+    (record,) = read_results(out)
+    assert record.agent == agent and record.exit_reason.value == "model_error" and record.termination_error
+    assert record.grader == "code" and record.curve == [0.0]
+    assert (
+        main(cli(server, tmp_path / "evo", "--suite", "virtual", "--agent", agent, "--setting", "evolution"))
+        == 2
+    )
+    name = "Mobile-Agent-v2 | Multi-Agent" if agent == "v2" else "Mobile-Agent-v1 | Single-Agent"
+    assert f"| {name} | 0.0 | – | – | 100.0 |" in (out / "report.md").read_text()
