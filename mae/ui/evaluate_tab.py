@@ -80,6 +80,10 @@ def start_eval(
     """Check the choices and start the eval thread; ``MaeError`` says what to fix."""
     if not task_ids:
         raise MaeError("pick at least one task to evaluate")
+    if setting == "evolution" and agent != "e":
+        raise MaeError(
+            "only Mobile-Agent-E has a long-term memory: pick the individual setting for v1 and v2"
+        )
     data = backend.settings.model_dump()
     data.update(backbone=backbone or data["backbone"], base_url=base_url or None, model=model or None)
     data["loop"] = {**data["loop"], "max_steps": int(max_steps)}
