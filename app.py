@@ -22,7 +22,7 @@ from mae.errors import MaeError
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.perception.elements import Perception
 from mae.safety import DEFAULT_RULES
-from mae.ui import history, memory_tab
+from mae.ui import history, memory_tab, space
 from mae.ui.agent_picker import agent_picker, wire_agent_picker
 from mae.ui.devices import (
     MANUAL_OPS,
@@ -131,6 +131,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             "press **Run**, and watch the Manager, Operator, Action Reflector and Notetaker at work. "
             "No phone? The built-in virtual phone works offline."
         )
+        if space.space_id():
+            gr.Markdown(space.banner(settings), elem_id="mae-space-banner")
         with gr.Tabs():
             with gr.Tab("Run", id="run"), gr.Row(equal_height=False):
                 with gr.Column(scale=4, min_width=300):
@@ -213,7 +215,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             for op in MANUAL_OPS
                         }
                         refresh_screen = gr.Button("⟳ Screen", size="sm", elem_id="mae-refresh-screen")
-                    manual_status = gr.Markdown(MANUAL_HINT, elem_id="mae-manual-status")
+                    manual_status = gr.Markdown(
+                        space.MANUAL_OFF if space.space_id() else MANUAL_HINT, elem_id="mae-manual-status"
+                    )
                 with gr.Column(scale=5, min_width=340):
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
                     progress = gr.HTML(progress_html(RunView()), elem_id="mae-progress")
@@ -226,7 +230,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         working = gr.Markdown(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
 
-            with gr.Tab("Memory", id="memory") as memory_page:
+            with gr.Tab("Memory", id="memory", visible=not space.space_id()) as memory_page:
                 mem_header = gr.Markdown(elem_id="mae-memory-header")
                 with gr.Row(equal_height=False):
                     with gr.Column():
@@ -270,7 +274,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         rollback_btn = gr.Button("Roll back to this version", elem_id="mae-rollback")
                         mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
 
-            with gr.Tab("History", id="history") as history_page:
+            with gr.Tab("History", id="history", visible=not space.space_id()) as history_page:
                 runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs")
                 runs_refresh = gr.Button("⟳ Refresh the list", size="sm", elem_id="mae-runs-refresh")
                 run_summary = gr.Markdown(elem_id="mae-run-summary")
@@ -366,6 +370,11 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     try:
                         form, rule_names = read_form(values)
                         job = backend.make_job(form, rule_names)
+                        if space.space_id():  # each visitor: own runs, memory and virtual phone; own keys
+                            job.settings = space.session_settings(job.settings, request.session_hash)
+                            job.device = space.session_phone(request.session_hash or "")
+                        if refused := space.key_refusal(job.settings, form.api_keys):
+                            raise MaeError(refused)
                         absent = missing_keys(job.settings, form.api_keys, os.environ)
                         if absent:
                             raise MaeError(
@@ -428,7 +437,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         # ---------------------------------------------------------------- phone view and manual control
         def current_screen(device_name: str) -> tuple[Any, str]:
             try:
-                return _shown(backend.pool.get(device_name).screenshot()), MANUAL_HINT
+                hint = space.MANUAL_OFF if space.space_id() else MANUAL_HINT
+                return _shown(backend.pool.get(device_name).screenshot()), hint
             except Exception as exc:
                 return None, f"⚠ {error_message(exc)}"
 
@@ -447,6 +457,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         ) -> tuple[Any, str]:
             if session is not None and session.controller.active:
                 return gr.skip(), "A run is active: manual control works once it has ended (or press Stop)."
+            if space.space_id():  # the shown phone is shared: visitors operate their own phone by runs
+                return gr.skip(), space.MANUAL_OFF
             try:
                 screen = manual_action(backend.pool.get(name), op, arguments)
             except Exception as exc:
@@ -617,7 +629,7 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the demo and serve it."""
     args = parse_args(argv)
     try:
-        settings = load_settings(args.profile, overrides=settings_overrides(args))
+        settings = space.apply_defaults(load_settings(args.profile, overrides=settings_overrides(args)))
         backend = Backend(settings, approval_timeout_s=approval_timeout())
         options = server_options(args).launch_kwargs()
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback

@@ -27,11 +27,12 @@ from mae.eval.virtual_suite import load_task_suite
 TARGET_MS = 20.0
 
 
-def run_pass(width: int, height: int) -> dict[str, list[float]]:
+def run_pass(width: int, height: int, suite: str = "basic") -> dict[str, list[float]]:
     """One replay of the whole suite; per-step times in milliseconds."""
     times: dict[str, list[float]] = {"step": [], "action": [], "screenshot": []}
-    for task in load_task_suite():
+    for task in load_task_suite(suite="hard" if suite == "hard" else "basic"):
         phone = VirtualPhone(width=width, height=height)
+        task.prepare(phone)
         for text in task.reference_actions:
             steps = resolve_call(parse_action_text(text), {}, phone.screen_size())
             start = time.perf_counter()
@@ -62,9 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=1080)
     parser.add_argument("--height", type=int, default=2340)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--suite", choices=["basic", "hard"], default="basic", help="task suite to replay")
     args = parser.parse_args(argv)
 
-    passes = [run_pass(args.width, args.height) for _ in range(max(1, args.passes))]
+    passes = [run_pass(args.width, args.height, args.suite) for _ in range(max(1, args.passes))]
     warm_steps = [t for p in passes[1:] for t in p["step"]] or passes[0]["step"]
     report: dict[str, Any] = {
         "screen": f"{args.width}x{args.height}",

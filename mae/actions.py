@@ -77,11 +77,12 @@ class Tap(AtomicAction):
 class Swipe(AtomicAction):
     name: ClassVar[str] = "Swipe"
     signature: ClassVar[str] = "Swipe(x1, y1, x2, y2)"
-    doc: ClassVar[str] = (
+    doc_template: ClassVar[str] = (
         "Swipe from position (x1, y1) to position (x2, y2). To scroll, change the y-coordinate by the "
-        "distance to scroll: x1 = x2 = 540, y1 = 1500, y2 = 500 swipes up to reveal the content below. "
-        "In the App switcher, swipe left or right by at least 500 pixels to move between open apps."
+        "distance to scroll: x1 = x2 = {x}, y1 = {y1}, y2 = {y2} swipes up to reveal the content below. "
+        "In the App switcher, swipe left or right by at least {switch} pixels to move between open apps."
     )
+    doc: ClassVar[str] = doc_template.format(x=540, y1=1500, y2=500, switch=500)
     x1: int
     y1: int
     x2: int
@@ -156,9 +157,18 @@ REPEAT_EXEMPT = frozenset({"Swipe", "Back"})
 """Operations the "same action more than 3 times" exit ignores (paper)."""
 
 
-def describe_atomic_actions() -> str:
-    """The atomic operations as the paper lists them in the Operator prompt."""
-    return "\n".join(f"- {cls.signature}: {cls.doc}" for cls in ATOMIC_ACTIONS.values())
+def describe_atomic_actions(swipe_example: tuple[int, int, int, int] | None = None) -> str:
+    """The atomic operations as the paper lists them in the Operator prompt. ``swipe_example``
+    (x, y1, y2, switcher distance) puts the Swipe example in the model's coordinate space
+    (``mae.llm.coordinates.describe_swipe_example``)."""
+    lines = []
+    for cls in ATOMIC_ACTIONS.values():
+        doc = cls.doc
+        if cls is Swipe and swipe_example is not None:
+            x, y1, y2, switch = swipe_example
+            doc = Swipe.doc_template.format(x=x, y1=y1, y2=y2, switch=switch)
+        lines.append(f"- {cls.signature}: {doc}")
+    return "\n".join(lines)
 
 
 def atomic_argument_names(name: str) -> list[str]:

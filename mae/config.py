@@ -17,6 +17,7 @@ from platformdirs import user_cache_dir, user_data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mae.errors import ConfigError
+from mae.llm.coordinates import family_convention
 from mae.llm.providers import AGENT_ROLES, PRESETS, ModelProfile, preset
 
 if sys.version_info >= (3, 11):
@@ -42,7 +43,15 @@ class PerceptionSettings(BaseModel):
     ocr: Literal["rapidocr", "paddleocr"] = "rapidocr"
     icons: Literal["contour", "groundingdino", "none"] = "contour"
     captions: str = Field(
-        "none", description="'none', 'backbone' (the captioner role's model) or a model name"
+        "auto",
+        description="'auto' (on when the preset's caption model is cheap), 'none', 'backbone' (the "
+        "captioner role's model) or a model name",
+    )
+    a11y: Literal["auto", "on", "off"] = Field(
+        "auto", description="use the phone's accessibility tree (names icons, marks buttons and fields)"
+    )
+    keyboard_keys: bool = Field(
+        False, description="list the keyboard's keys one by one instead of one 'keyboard shown' line"
     )
     groundingdino_model: str = "IDEA-Research/grounding-dino-tiny"
     cache_dir: Path = Field(default_factory=lambda: Path(user_cache_dir("mae")))
@@ -96,6 +105,11 @@ class Settings(BaseModel):
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
+    coordinates: str | None = Field(
+        None,
+        description="coordinate convention (mae.llm.coordinates); None = the model family's own for "
+        "'vllm'/'custom' backbones, the preset's otherwise",
+    )
     roles: dict[str, RoleModel] = Field(default_factory=dict)
     device: str | None = Field(None, description="ADB serial, 'virtual', or None for auto")
     log_dir: Path = Path("runs")
@@ -129,7 +143,9 @@ class Settings(BaseModel):
                 profile.base_url = base_url
             if key_env:
                 profile.api_key_env = key_env
-        return profile
+        local = profile.provider in ("vllm", "custom")
+        convention = self.coordinates or (family_convention(profile.model) if local else None)
+        return profile.with_convention(convention) if convention else profile
 
 
 ENV_FIELDS: dict[str, str] = {
@@ -137,12 +153,14 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_BASE_URL": "base_url",
     "MAE_MODEL": "model",
     "MAE_API_KEY_ENV": "api_key_env",
+    "MAE_COORDINATES": "coordinates",
     "MAE_DEVICE": "device",
     "MAE_LOG_DIR": "log_dir",
     "MAE_MEMORY_DIR": "memory_dir",
     "MAE_OCR": "perception.ocr",
     "MAE_ICONS": "perception.icons",
     "MAE_CAPTIONS": "perception.captions",
+    "MAE_A11Y": "perception.a11y",
     "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",

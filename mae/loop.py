@@ -148,9 +148,16 @@ class _Runner:
 
     def perceive(self, image: Image.Image) -> tuple[Screen, float]:
         keyboard = self.device.keyboard_active()
-        screen, seconds = self.stage(
-            "perceive", lambda: Screen(image, self.perceptor.perceive(image, keyboard))
+        tree = (
+            getattr(self.device, "ui_tree", None) if getattr(self.perceptor, "accepts_tree", False) else None
         )
+
+        def perceive() -> Perception:
+            if tree is None:
+                return self.perceptor.perceive(image, keyboard)
+            return self.perceptor.perceive(image, keyboard, tree=tree)  # type: ignore[call-arg]
+
+        screen, seconds = self.stage("perceive", lambda: Screen(image, perceive()))
         perception = screen.perception
         details = perception.model_dump(include={"keyboard_active", "timings", "warnings"})
         self.writer.record(
@@ -224,7 +231,7 @@ class _Runner:
                 raise RunExit(
                     ExitReason.REPEATED_ACTION, f"{decision.text} would run {repeats + 1} times in a row"
                 )
-        self.approve(decision)
+        self.approve(decision, screen)
         self.check_stop()
 
         annotated = annotate(screen.image, decision.steps, f"{self.step}: {decision.text}")
@@ -308,8 +315,9 @@ class _Runner:
         self.emit("outcome", outcome="C", progress=self.memory.progress, error_description=record.error)
         self.memory.record(record)
 
-    def approve(self, decision: OperatorDecision) -> None:
-        reason = self.safety.check(decision.call, decision.steps, decision.description)
+    def approve(self, decision: OperatorDecision, screen: Screen | None = None) -> None:
+        elements = screen.perception.elements if screen is not None else None
+        reason = self.safety.check(decision.call, decision.steps, decision.description, elements)
         if reason is None:
             return
         self.emit("approval_needed", action=decision.text, description=decision.description, reason=reason)
@@ -320,7 +328,7 @@ class _Runner:
         self.emit("approval", approved=approved, action=decision.text)
         self.writer.record("approval", self.step, action=decision.text, reason=reason, approved=approved)
         if not approved:
-            raise RunExit(ExitReason.REJECTED, f"the user rejected {decision.text} ({reason})")
+            raise RunExit(ExitReason.REJECTED, f"sensitive action refused: {decision.text} ({reason})")
 
     def after_record(self, mark: tuple[float, int], perception_s: float, execution_s: float) -> None:
         memory, settings = self.memory, self.settings

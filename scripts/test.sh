@@ -25,6 +25,10 @@ echo "== ruff"
 "$PYTHON" -m ruff check .
 "$PYTHON" -m ruff format --check .
 
+echo "== hadolint (every Dockerfile; settings in .hadolint.yaml)"
+HADOLINT=$(command -v hadolint || "$PYTHON" -c 'import os, sys; print(os.path.join(os.path.dirname(sys.executable), "hadolint"))')
+find . -path ./.git -prune -o \( -name 'Dockerfile' -o -name 'Dockerfile.*' \) -type f -print0 | xargs -0 -r "$HADOLINT"
+
 echo "== mypy"
 "$PYTHON" -m mypy
 

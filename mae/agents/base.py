@@ -17,9 +17,9 @@ from pydantic import BaseModel
 
 from mae.agents.parsing import ProblemKind, ReplyProblem
 from mae.llm.client import ChatClient, Message
-from mae.llm.coordinates import CoordinateMapper
+from mae.llm.coordinates import CoordinateMapper, mapper_for
 from mae.llm.images import EncodedImage
-from mae.perception.elements import Perception
+from mae.perception.elements import KEYBOARD_LINE, Perception
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -54,18 +54,19 @@ class Screen:
         return cached
 
     def mapper(self, client: ChatClient, role: str) -> CoordinateMapper:
-        """Screen <-> model coordinates: identity unless the model answers in image pixels."""
-        if client.profile(role).coordinate_space != "image":
+        """Screen <-> model coordinates in the convention of ``role``'s model (``mae.llm.coordinates``)."""
+        profile = client.profile(role)
+        if profile.coordinate_space == "screen":
             return CoordinateMapper.identity(self.size)
-        return CoordinateMapper(self.size, self.encoded(client, role).size)
+        sent = self.encoded(client, role).size
+        return mapper_for(profile.coordinate_space, self.size, sent, profile.model_resize)
 
     def describe(self, client: ChatClient, role: str) -> str:
         """W_V as prompt lines, coordinates in the space ``role``'s model answers in."""
         mapper = self.mapper(client, role)
-        lines = []
-        for element in self.perception.elements:
-            x, y = mapper.to_model(*element.center)
-            lines.append(f"{element.text or 'icon'}; coordinates: [{x}, {y}]")
+        lines = [element.line(*mapper.to_model(*element.center)) for element in self.perception.elements]
+        if self.perception.keyboard_collapsed:
+            lines.append(KEYBOARD_LINE)
         return "\n".join(lines) if lines else "(nothing was recognised on this screen)"
 
 

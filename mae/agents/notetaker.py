@@ -53,6 +53,13 @@ def take_notes(
     on_turn: TurnListener | None = None,
     prompts_dir: Path | None = None,
 ) -> AgentResult[NotetakerReply]:
-    """Ask the Notetaker for the updated notes after an action."""
+    """Ask the Notetaker for the updated notes after an action.
+
+    A reply of "None" (nothing new on this screen) keeps the existing notes rather than erasing them.
+    """
     prompt = build_prompt(client, memory, after, prompts_dir)
-    return ask(client, ROLE, prompt, [after.encoded(client, ROLE)], parse_reply, agent=ROLE, on_turn=on_turn)
+    image = after.encoded(client, ROLE)
+    result = ask(client, ROLE, prompt, [image], parse_reply, agent=ROLE, on_turn=on_turn)
+    if result.value is not None and not result.value.notes and memory.notes:
+        result.value = NotetakerReply(notes=memory.notes)
+    return result

@@ -30,7 +30,7 @@ from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.errors import ActionError
 from mae.llm.client import ChatClient
-from mae.llm.coordinates import CoordinateMapper
+from mae.llm.coordinates import CoordinateMapper, describe_swipe_example, describe_tap_example
 from mae.memory.working import ActionRecord, WorkingMemory
 from mae.perception.elements import Perception
 
@@ -211,7 +211,8 @@ def build_prompt(
     prompts_dir: Path | None = None,
 ) -> str:
     """The rendered Operator prompt (coordinates in the space its model answers in)."""
-    width, height = screen.mapper(client, ROLE).model_size
+    mapper = screen.mapper(client, ROLE)
+    width, height = mapper.model_size
     return render_prompt(
         "operator",
         {
@@ -223,7 +224,9 @@ def build_prompt(
             "history": history_text(memory, history),
             "errors": errors_text(memory, history),
             "tips": tips.strip() or "(none)",
-            "atomic_actions": describe_atomic_actions(),
+            "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper)),
+            "tap_x": describe_tap_example(mapper)[0],
+            "tap_y": describe_tap_example(mapper)[1],
             "shortcuts": describe_shortcuts(shortcuts),
             "width": width,
             "height": height,

@@ -15,9 +15,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from mae.errors import MaeError
+from mae.resources import data_dir
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
-"""The repository's ``prompts/`` folder (one template per agent)."""
+PROMPTS_DIR = data_dir("prompts")
+"""The repository's ``prompts/`` folder (one template per agent), or its copy inside an installed wheel."""
 
 _COMMENT = re.compile(r"\A\s*<!--.*?-->\s*", re.S)
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from mae.actions import Shortcut
+from mae.actions import INITIAL_SHORTCUTS, Shortcut
 from mae.agents.base import TurnListener, ask
 from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.config import EvolutionSettings
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
-from mae.memory.tips import format_tips, split_tips
+from mae.memory.tips import INITIAL_TIPS, format_tips, split_tips
 
 ROLE = "experience"
 
@@ -128,6 +128,11 @@ def retrieve(
                 result.problems.append(
                     f"Tips retriever gave no usable reply ({reply.problem}); using all Tips"
                 )
+            elif not reply.value.numbers:
+                # "None": no learned Tip fits, but the initial Tips (pop-ups, sign-in, payment) always do.
+                result.tips_selected = []
+                result.tips = INITIAL_TIPS
+                result.problems.append("Tips retriever chose none; using the initial Tips")
             else:
                 result.tips_selected = reply.value.numbers
                 result.tips = format_tips([items[n - 1] for n in reply.value.numbers])
@@ -154,6 +159,11 @@ def retrieve(
                 result.problems.append(
                     f"Shortcuts retriever gave no usable reply ({selection.problem}); using all Shortcuts"
                 )
+            elif not selection.value.names:
+                initial = {n: shortcuts[n] for n in INITIAL_SHORTCUTS if n in shortcuts}
+                result.shortcuts_selected = list(initial)
+                result.shortcuts = initial or dict(INITIAL_SHORTCUTS)
+                result.problems.append("Shortcuts retriever chose none; using the initial Shortcuts")
             else:
                 result.shortcuts_selected = selection.value.names
                 result.shortcuts = {n: shortcuts[n] for n in selection.value.names}

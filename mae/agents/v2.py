@@ -23,6 +23,7 @@ from mae.agents.operator import OperatorDecision, keyboard_text, validate_action
 from mae.agents.parsing import parse_outcome, require_sections, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
+from mae.llm.coordinates import describe_swipe_example, describe_tap_example
 from mae.memory.working import ActionRecord, Outcome
 
 PLANNING, DECISION, REFLECTION = "planning", "decision", "reflection"
@@ -115,7 +116,9 @@ class MobileAgentV2:
                 "height": height,
                 "keyboard": keyboard_text(screen.perception),
                 "perception": screen.describe(run.client, role),
-                "atomic_actions": describe_atomic_actions(),
+                "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper)),
+                "tap_x": describe_tap_example(mapper)[0],
+                "tap_y": describe_tap_example(mapper)[1],
             },
             run.prompts_dir,
         )

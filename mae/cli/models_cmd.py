@@ -17,10 +17,11 @@ from pydantic import ValidationError
 
 from mae.config import load_settings
 from mae.errors import ConfigError
-from mae.llm.providers import PRESETS
-from models.catalog import CATALOG, CatalogError, find
-from models.health import ServerNotReadyError, wait_for_model
-from models.vllm import (
+from mae.llm.coordinates import CONVENTIONS, family_convention
+from mae.llm.providers import PRESETS, ModelProfile
+from mae.serving.catalog import CATALOG, CatalogError, find
+from mae.serving.health import ServedModel, ServeError, ServerNotReadyError, served_models, wait_for_model
+from mae.serving.vllm import (
     ServeCommand,
     ServeOptions,
     build_command,
@@ -29,7 +30,7 @@ from models.vllm import (
     preflight,
     vllm_version,
 )
-from models.weights import download, models_dir, presence
+from mae.serving.weights import download, models_dir, presence
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,8 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
     listing.set_defaults(func=cmd_list)
 
-    serve = actions.add_parser("serve", help="serve a Qwen2.5-VL model with vLLM and wait until it is ready")
-    serve.add_argument("model", help="catalog name or alias: qwen2.5-vl-3b, 7b, 32b, 72b (see `models list`)")
+    serve = actions.add_parser("serve", help="serve a catalog VLM with vLLM and wait until it is ready")
+    serve.add_argument(
+        "model",
+        help="catalog name or alias: qwen2.5-vl-7b, qwen3-vl-8b, gui-owl-7b, ui-tars-1.5-7b, "
+        "generic-vlm, ... (see `models list`)",
+    )
     serve.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine)"
     )
@@ -122,13 +127,16 @@ def cmd_list(args: argparse.Namespace) -> int:
     """Print the catalog with each model's memory needs and whether its weights are on this machine."""
     rows = []
     for entry in CATALOG:
-        present = presence(entry.hub_id).describe() if entry.hub_id else "bundled"
+        if entry.hub_id:
+            present = presence(entry.hub_id).describe()
+        else:
+            present = "give --weights" if entry.needs_weights else "bundled"
         rows.append((entry, present))
     if args.json:
         data = [{**entry.model_dump(mode="json"), "present": present} for entry, present in rows]
         print(json.dumps(data, indent=2))
         return 0
-    header = ("NAME", "KIND", "ROLES", "HUB ID", "WEIGHTS", "GPU", "PRESENT")
+    header = ("NAME", "KIND", "ROLES", "HUB ID", "WEIGHTS", "GPU", "COORDINATES", "PRESENT")
     table = [header]
     for entry, present in rows:
         table.append(
@@ -138,7 +146,12 @@ def cmd_list(args: argparse.Namespace) -> int:
                 ",".join(entry.roles),
                 entry.hub_id or "-",
                 f"{entry.weights_gb:g} GiB" if entry.weights_gb else "-",
-                _gpu_text(entry.recommended_gpu_gb, entry.vllm.tensor_parallel_size if entry.vllm else 1),
+                "depends"
+                if entry.needs_weights
+                else _gpu_text(
+                    entry.recommended_gpu_gb, entry.vllm.tensor_parallel_size if entry.vllm else 1
+                ),
+                entry.coordinates or "-",
                 present,
             )
         )
@@ -248,20 +261,50 @@ def _port_in_use(base_url: str) -> bool:
         return False
 
 
-def _default_target(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
+def _default_target(args: argparse.Namespace) -> tuple[str, str | None, str | None, ModelProfile]:
     """Base URL, expected model and key variable for ``check``: from the flags, else mae's settings when
-    they point at a local server, else the vllm preset."""
-    if args.base_url:
-        return args.base_url, args.model, args.api_key_env
+    they point at a local server, else the vllm preset; plus the Operator's profile as configured."""
     profile = load_settings().profile_for("operator")
+    if args.base_url:
+        return args.base_url, args.model, args.api_key_env, profile
     if profile.provider in ("vllm", "custom"):
-        return profile.base_url, args.model or profile.model, args.api_key_env or profile.api_key_env
-    return PRESETS["vllm"].base_url, args.model, args.api_key_env
+        key_env = args.api_key_env or profile.api_key_env
+        return profile.base_url, args.model or profile.model, key_env, profile
+    return PRESETS["vllm"].base_url, args.model, args.api_key_env, profile
+
+
+def convention_warnings(profile: ModelProfile, served: list[ServedModel], model: str | None) -> list[str]:
+    """A warning for each served model (only ``model`` when given) whose family writes coordinates in
+    another convention than the one mae is configured for."""
+    warnings = []
+    for item in served:
+        if model is not None and item.id != model:
+            continue
+        family = family_convention(item.id) or (family_convention(item.root) if item.root else None)
+        if family is None:
+            continue
+        expected = CONVENTIONS[family]
+        if (profile.coordinate_space, profile.model_resize) == (expected.space, expected.model_resize):
+            continue
+        configured = next(
+            (
+                c.name
+                for c in CONVENTIONS.values()
+                if (c.space, c.model_resize) == (profile.coordinate_space, profile.model_resize)
+            ),
+            profile.coordinate_space,
+        )
+        warnings.append(
+            f"{item.id} is a {family} model: it answers in {expected.label}, but mae is configured for "
+            f"'{configured}' coordinates, so its taps would land in the wrong place. "
+            f"Set MAE_COORDINATES={family} (or MAE_MODEL={item.root or item.id})"
+        )
+    return warnings
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the health check against a server and print the models it serves."""
-    base_url, model, key_env = _default_target(args)
+    base_url, model, key_env, profile = _default_target(args)
     api_key = None
     if key_env:
         api_key = os.environ.get(key_env)
@@ -286,6 +329,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name in report.models:
         marker = "  <- mae uses this" if name == model else ""
         print(f"  {name}{marker}")
+    try:
+        listing = served_models(base_url, api_key)
+    except ServeError as exc:
+        print(f"warning: could not read what the models are ({exc})", file=sys.stderr)
+        return 0
+    for warning in convention_warnings(profile, listing, model):
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

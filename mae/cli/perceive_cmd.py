@@ -27,9 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--captions",
-        metavar="none|backbone|MODEL|local:PATH",
-        help="icon captions: off, the captioner role's model, a model name on its endpoint, or in-process "
-        "Qwen2.5-VL from a directory or hub id (default none)",
+        metavar="auto|none|backbone|MODEL|local:PATH",
+        help="icon captions: auto (on for cheap preset caption models with a key), off, the captioner "
+        "role's model, a model name on its endpoint, or in-process Qwen2.5-VL from a directory or hub id "
+        "(default auto)",
     )
     parser.add_argument(
         "--no-merge", action="store_true", help="one element per OCR line (do not merge wrapped lines)"
@@ -68,8 +69,9 @@ def _as_text(path: Path, result: Perception) -> str:
     lines = [f"{path} ({result.width}x{result.height}): {len(result.texts)} texts, {len(result.icons)} icons"]
     for element in result.elements:
         x, y = element.center
-        label = element.text or "(icon)"
-        lines.append(f"  {element.kind:<4} [{x:>4}, {y:>4}]  {label}")
+        lines.append(f"  {element.kind:<4} [{x:>4}, {y:>4}]  {element.label}")
+    if result.keyboard_collapsed:
+        lines.append("  (on-screen keyboard shown: its keys are not listed)")
     lines.append("  timings: " + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items()))
     lines.extend(f"  warning: {w}" for w in result.warnings)
     return "\n".join(lines)

@@ -82,7 +82,9 @@ def make_approver(assume_yes: bool, stdin: TextIO | None = None, out: TextIO | N
             return True
         if not reader.isatty():
             print(
-                "  refused: sensitive action and no terminal to ask; rerun with --yes to allow", file=writer
+                f"  refused sensitive action {call} ({description}): there is no terminal to ask for "
+                "approval; rerun with --yes to allow it",
+                file=writer,
             )
             return False
         print(f"  step {step} wants to run a sensitive action: {call}\n  ({description})", file=writer)

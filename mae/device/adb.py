@@ -18,13 +18,14 @@ from collections.abc import Callable
 import numpy as np
 from PIL import Image
 
-from mae.device import adb_apps, adb_exec, adb_parse, adb_screen, adb_text
+from mae.device import adb_a11y, adb_apps, adb_exec, adb_parse, adb_screen, adb_text
 from mae.device.adb_apps import LauncherApp
 from mae.device.adb_devices import AdbDeviceInfo, attached_serials, list_devices, select_serial, state_error
 from mae.device.adb_exec import HOST_TIMEOUT_S, SHELL_TIMEOUT_S
 from mae.device.adb_screen import ScreencapError
 from mae.device.settle import THUMB_WIDTH, SettleResult, thumbnail, wait_until_stable
 from mae.errors import ActionError, DeviceError
+from mae.perception.a11y import A11yTree
 from mae.perception.elements import Element
 
 log = logging.getLogger("mae.device.adb")
@@ -72,6 +73,7 @@ class AdbDevice:
         self._size: tuple[int, int] | None = None
         self._apps: list[LauncherApp] | None = None
         self._frame: tuple[float, bytes, str] | None = None
+        self.ui_dumper = adb_a11y.UiDumper(self._run_for_dump, clock)
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -179,6 +181,14 @@ class AdbDevice:
         self.last_settle = result
         self.last_settle_s = result.seconds
         return result.seconds
+
+    def _run_for_dump(self, verb: str, command: str, timeout: float) -> str:
+        output = adb_exec.run_adb(["-s", self.serial, verb, command], timeout=timeout)
+        return output.decode("utf-8", errors="replace") if isinstance(output, bytes) else str(output)
+
+    def ui_tree(self) -> A11yTree:
+        """The accessibility tree of the current screen (``uiautomator dump``); ``A11yError`` if it fails."""
+        return self.ui_dumper.dump(self._size)
 
     # -- atomic operations ------------------------------------------------------------------------
 

@@ -17,10 +17,16 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from mae.actions import parse_action_text, resolve_call, run_steps
 from mae.device.virtual.content import merge, read_json, tokens
 from mae.device.virtual.phone import VirtualPhone
+from mae.device.virtual.realism import Realism
 from mae.device.virtual.state import PhoneState
 from mae.errors import ConfigError
+from mae.eval.reference import RefAction, compile_plan
 
 TASKS_FILE = Path(__file__).parent / "data" / "virtual_tasks.json"
+HARD_TASKS_FILE = Path(__file__).parent / "data" / "virtual_tasks_hard.json"
+SuiteName = Literal["basic", "hard"]
+SUITE_FILES: dict[str, Path] = {"basic": TASKS_FILE, "hard": HARD_TASKS_FILE}
+"""``basic``: 17 short tasks without realism; ``hard``: the Mobile-Eval-E mirror with realism on."""
 USER_TASKS_FILE = "tasks.json"
 SEARCH_EVENTS = ("search", "scholar_search")
 
@@ -163,6 +169,10 @@ class VirtualTask(BaseModel):
     checks: list[Check]
     reference_actions: list[str] = Field(default_factory=list)
     human_reference_operations: list[str] = Field(default_factory=list)
+    plan: list[str] = Field(
+        default_factory=list, description="readable steps the reference actions are compiled from"
+    )
+    realism: Realism = Field(default_factory=Realism)
 
     @model_validator(mode="after")
     def _aligned(self) -> VirtualTask:
@@ -176,8 +186,17 @@ class VirtualTask(BaseModel):
     def id(self) -> str:
         return self.task_id
 
+    def prepare(self, phone: VirtualPhone) -> None:
+        """Reset ``phone`` to a clean state with this task's realism; call before a run."""
+        phone.set_realism(self.realism)
+
+    def compile_reference(self, width: int = 1080, height: int = 2340) -> list[RefAction]:
+        """The reference operations compiled from ``plan`` on a fresh phone, each with its reason."""
+        phone = VirtualPhone(width=width, height=height, realism_settings=self.realism)
+        return compile_plan(self.plan, phone)
+
     def grade(self, phone: VirtualPhone) -> GradeResult:
-        """Score the phone's current (final) state against the rubric."""
+        """Score the phone's current state against the rubric (cheap: call it after every step)."""
         state = phone.state()
         items = [
             (rubric, check.passed(state)) for rubric, check in zip(self.rubrics, self.checks, strict=True)
@@ -198,14 +217,37 @@ class TaskFile(BaseModel):
     tasks: list[VirtualTask]
 
 
-def load_task_suite(data_dir: str | Path | None = None) -> list[VirtualTask]:
-    """The built-in tasks (merged with ``data_dir/tasks.json`` when given)."""
-    raw = read_json(TASKS_FILE)
+def load_task_suite(
+    data_dir: str | Path | None = None, suite: SuiteName = "basic", realism: Realism | None = None
+) -> list[VirtualTask]:
+    """The built-in tasks of ``suite`` (merged with ``data_dir/tasks.json`` when given).
+
+    ``realism`` replaces every task's own realism setting (e.g. ``Realism(enabled=True, seed=7)`` for
+    the whole suite, ``Realism()`` to switch it off); tasks with a plan then get their reference
+    actions compiled again for it. Tasks without a plan (the ``basic`` suite) keep their stored
+    reference actions, written for a phone without realism. Tasks with a plan that a user file adds
+    or changes are compiled too.
+    """
+    if suite not in SUITE_FILES:
+        raise ConfigError(f"no virtual suite {suite!r}; choose one of: {', '.join(SUITE_FILES)}")
+    raw = read_json(SUITE_FILES[suite])
+    user_ids: set[str] = set()
     if data_dir is not None and (Path(data_dir) / USER_TASKS_FILE).is_file():
-        raw = merge(raw, read_json(Path(data_dir) / USER_TASKS_FILE))
+        user = read_json(Path(data_dir) / USER_TASKS_FILE)
+        entries = user.get("tasks", []) if isinstance(user, dict) else []
+        user_ids = {t.get("task_id", "") for t in entries if isinstance(t, dict)}
+        raw = merge(raw, user)
     try:
-        return TaskFile.model_validate(raw).tasks
+        tasks = TaskFile.model_validate(raw).tasks
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"virtual task suite is invalid at {where}: {first['msg']}") from None
+    out = []
+    for task in tasks:
+        if realism is not None:
+            task = task.model_copy(update={"realism": realism})
+        if task.plan and (realism is not None or task.task_id in user_ids):
+            task.reference_actions = [a.text for a in task.compile_reference()]
+        out.append(task)
+    return out

@@ -21,6 +21,7 @@ class ImagePolicy(BaseModel):
 
     resize: Literal["none", "max_side", "qwen"] = "max_side"
     max_side: int = Field(1664, ge=64, description="longest side in pixels, for resize='max_side'")
+    factor: int = Field(28, ge=1, description="smart_resize side multiple (28 Qwen2.5-VL, 32 Qwen3-VL)")
     min_pixels: int = Field(4 * 28 * 28, ge=1, description="Qwen smart_resize lower pixel budget")
     max_pixels: int = Field(1280 * 28 * 28, ge=1, description="Qwen smart_resize upper pixel budget")
     jpeg_quality: int = Field(85, ge=10, le=100)
@@ -53,7 +54,9 @@ def target_size(size: tuple[int, int], policy: ImagePolicy) -> tuple[int, int]:
     """The ``(width, height)`` an image of ``size`` is sent at under ``policy``."""
     width, height = size
     if policy.resize == "qwen":
-        new_h, new_w = smart_resize(height, width, min_pixels=policy.min_pixels, max_pixels=policy.max_pixels)
+        new_h, new_w = smart_resize(
+            height, width, policy.factor, min_pixels=policy.min_pixels, max_pixels=policy.max_pixels
+        )
         return new_w, new_h
     if policy.resize == "max_side" and max(width, height) > policy.max_side:
         ratio = policy.max_side / max(width, height)

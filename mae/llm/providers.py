@@ -7,11 +7,10 @@ server and any custom endpoint.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
 from mae.errors import ConfigError
+from mae.llm.coordinates import CoordinateSpace, ModelResize, convention
 from mae.llm.images import ImagePolicy
 
 AGENT_ROLES: tuple[str, ...] = (
@@ -35,12 +34,30 @@ class ModelProfile(BaseModel):
     model: str
     api_key_env: str | None = Field(None, description="environment variable holding the key; None = no key")
     image: ImagePolicy = Field(default_factory=ImagePolicy)
-    coordinate_space: Literal["screen", "image"] = "screen"
+    coordinate_space: CoordinateSpace = "screen"
+    model_resize: ModelResize | None = Field(
+        None, description="the model server's own resize, for coordinate_space='image' (None = as sent)"
+    )
     temperature: float = 0.0
     max_tokens: int = 2048
     timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(3, ge=0, le=10)
     retry_backoff_s: float = Field(1.0, ge=0, description="first retry delay; doubles each retry")
+
+    def with_convention(self, name: str) -> ModelProfile:
+        """This profile answering in the coordinate convention ``name`` (``mae.llm.coordinates``), with
+        that convention's image policy. ``ConfigError`` for an unknown name."""
+        try:
+            chosen = convention(name)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        return self.model_copy(
+            update={
+                "coordinate_space": chosen.space,
+                "model_resize": chosen.model_resize,
+                "image": chosen.image.model_copy() if chosen.space != "screen" else self.image,
+            }
+        )
 
 
 class ProviderPreset(BaseModel):
@@ -53,7 +70,8 @@ class ProviderPreset(BaseModel):
     caption_model: str
     api_key_env: str | None
     image: ImagePolicy = Field(default_factory=ImagePolicy)
-    coordinate_space: Literal["screen", "image"] = "screen"
+    coordinate_space: CoordinateSpace = "screen"
+    model_resize: ModelResize | None = None
 
     def profile(self, model: str | None = None) -> ModelProfile:
         return ModelProfile(
@@ -63,10 +81,11 @@ class ProviderPreset(BaseModel):
             api_key_env=self.api_key_env,
             image=self.image.model_copy(),
             coordinate_space=self.coordinate_space,
+            model_resize=self.model_resize,
         )
 
 
-_QWEN_IMAGES = ImagePolicy(resize="qwen", max_pixels=1280 * 28 * 28)
+_QWEN = convention("qwen2.5-vl")
 
 PRESETS: dict[str, ProviderPreset] = {
     preset.name: preset
@@ -105,8 +124,9 @@ PRESETS: dict[str, ProviderPreset] = {
             model="qwen-vl-max",
             caption_model="qwen-vl-plus",
             api_key_env="DASHSCOPE_API_KEY",
-            image=_QWEN_IMAGES,
-            coordinate_space="image",
+            image=_QWEN.image,
+            coordinate_space=_QWEN.space,
+            model_resize=_QWEN.model_resize,
         ),
         ProviderPreset(
             name="vllm",
@@ -115,8 +135,9 @@ PRESETS: dict[str, ProviderPreset] = {
             model="Qwen/Qwen2.5-VL-7B-Instruct",
             caption_model="Qwen/Qwen2.5-VL-7B-Instruct",
             api_key_env=None,
-            image=_QWEN_IMAGES,
-            coordinate_space="image",
+            image=_QWEN.image,
+            coordinate_space=_QWEN.space,
+            model_resize=_QWEN.model_resize,
         ),
     )
 }

@@ -111,11 +111,14 @@ class ApiCaptioner:
         self.client = client
         self.cache = cache
         self.role = role
+        self.requests = 0
+        """Caption requests sent so far (cache hits cost none)."""
 
     def caption(self, image: Image.Image, icons: Sequence[Element]) -> tuple[list[str], list[str]]:
         job = CaptionJob(image, icons, self.cache)
         if not job.missing:
             return job.captions, []
+        self.requests += 1
         try:
             reply = self.client.complete(
                 self.role, [Message("user", job.prompt, [job.sheet()])], max_tokens=40 * len(job.missing)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 Box = tuple[int, int, int, int]
 """``(left, top, right, bottom)`` in screen pixels, right/bottom exclusive."""
+
+Role = Literal["", "button", "field"]
+"""What the accessibility tree says an element is: ``button`` (clickable), ``field`` (editable)."""
+
+KEYBOARD_LINE = "on-screen keyboard shown (enter text with Type, not by tapping keys)"
 
 
 class Element(BaseModel):
@@ -18,17 +24,31 @@ class Element(BaseModel):
     box: Box
     source: str = Field("", description="backend that produced it: rapidocr, contour, virtual, ...")
     score: float = 1.0
+    role: Role = Field("", description="from the accessibility tree: button (clickable), field (editable)")
+    named_by: Literal["", "ocr", "a11y", "caption", "virtual"] = Field(
+        "", description="where an icon's name came from ('' for unnamed icons and plain OCR text)"
+    )
 
     @property
     def center(self) -> tuple[int, int]:
         left, top, right, bottom = self.box
         return (left + right) // 2, (top + bottom) // 2
 
+    @property
+    def label(self) -> str:
+        """Kind and name as the element list shows them: ``text "Menu"``, ``button "Save"``, ``icon``."""
+        kind: str = self.role or ("text" if self.kind == "text" else "icon")
+        if not self.text:
+            return f"{kind} (no name)" if kind != "text" else kind
+        return f"{kind} {json.dumps(self.text, ensure_ascii=False)}"
+
+    def line(self, x: int, y: int) -> str:
+        """One element-list line with the centre given in the caller's coordinate space."""
+        return f"{self.label}; coordinates: [{x}, {y}]"
+
     def describe(self) -> str:
-        """One line for prompts, as the paper lists W_V: ``text; coordinates: [x, y]``."""
-        x, y = self.center
-        label = self.text or "icon"
-        return f"{label}; coordinates: [{x}, {y}]"
+        """One prompt line (the paper's W_V with the element's kind): ``text "Menu"; coordinates: [x, y]``."""
+        return self.line(*self.center)
 
 
 class Perception(BaseModel):
@@ -38,6 +58,12 @@ class Perception(BaseModel):
     height: int
     elements: list[Element] = Field(default_factory=list)
     keyboard_active: bool = False
+    keyboard_collapsed: bool = Field(
+        False, description="the keyboard's keys were left out of the element list (one line says it is shown)"
+    )
+    a11y: str = Field(
+        "", description="accessibility tree used: 'uiautomator', 'virtual', or '' (vision only)"
+    )
     timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
     warnings: list[str] = Field(default_factory=list, description="stages that degraded (e.g. captions)")
 
@@ -51,4 +77,7 @@ class Perception(BaseModel):
 
     def describe(self) -> str:
         """The element list as prompt text, one element per line."""
-        return "\n".join(e.describe() for e in self.elements)
+        lines = [e.describe() for e in self.elements]
+        if self.keyboard_collapsed:
+            lines.append(KEYBOARD_LINE)
+        return "\n".join(lines)

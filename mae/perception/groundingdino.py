@@ -1,7 +1,7 @@
 """GroundingDINO icon grounding, as in the paper: open-set detection prompted with "icon".
 
 Weights come from a hub id (default ``IDEA-Research/grounding-dino-tiny``) or a local directory, through
-``models.weights.resolve`` (offline-aware). The model runs on CUDA in half precision when a GPU is
+``mae.serving.weights.resolve`` (offline-aware). The model runs on CUDA in half precision when a GPU is
 visible, else on the CPU in fp32. Detections go through ``filter_detections``: boxes over 5% of the
 screen and duplicates are dropped. torch and transformers are imported only when a detector is built.
 """

@@ -18,8 +18,29 @@ def _height(element: Element) -> int:
     return max(1, element.box[3] - element.box[1])
 
 
-def belongs_below(upper: Element, lower: Element, *, max_gap: float = 0.6, align_px: int = 12) -> bool:
-    """Whether ``lower`` continues ``upper``: a wrapped line of the same paragraph."""
+def _first_word_width(element: Element) -> float:
+    """Estimated pixel width of the first word of ``element`` (its width shared out per character)."""
+    text = element.text.strip()
+    if not text:
+        return 0.0
+    per_char = (element.box[2] - element.box[0]) / len(text)
+    return per_char * (len(text.split()[0]) + 1)
+
+
+def belongs_below(
+    upper: Element,
+    lower: Element,
+    *,
+    max_gap: float = 0.6,
+    align_px: int = 12,
+    column_right: int | None = None,
+) -> bool:
+    """Whether ``lower`` continues ``upper``: a wrapped line of the same paragraph.
+
+    With ``column_right`` (the right edge of the text column), a line is only a continuation if its
+    first word would not have fitted at the end of the line above: two stacked fields (a place's
+    details over its opening hours) stay apart.
+    """
     if upper.kind != "text" or lower.kind != "text":
         return False
     h_up, h_low = _height(upper), _height(lower)
@@ -33,6 +54,8 @@ def belongs_below(upper: Element, lower: Element, *, max_gap: float = 0.6, align
     # A wrapped line fills its row: the upper line is at least as wide as the lower one.
     upper_width = upper.box[2] - upper.box[0]
     lower_width = lower.box[2] - lower.box[0]
+    if column_right is not None and upper.box[2] + _first_word_width(lower) < column_right:
+        return False
     return upper_width >= 0.8 * lower_width and upper_width >= 6 * h_up
 
 
@@ -41,8 +64,12 @@ def _same_row(a: Element, b: Element) -> bool:
     return abs(a.center[1] - b.center[1]) <= half
 
 
-def merge_lines(elements: Sequence[Element], **options: float) -> list[Element]:
-    """Merge wrapped text lines into one element each; icons pass through unchanged."""
+def merge_lines(elements: Sequence[Element], width: int | None = None, **options: float) -> list[Element]:
+    """Merge wrapped text lines into one element each; icons pass through unchanged.
+
+    ``width`` (the screen's) lets a line count as wrapped only when it filled its column, the column
+    reaching as far right as the text's left margin is from the left edge.
+    """
     texts = sorted((e for e in elements if e.kind == "text"), key=lambda e: (e.box[1], e.box[0]))
     others = [e for e in elements if e.kind != "text"]
     # Only a line alone in its row can be part of a wrapped paragraph: a row with several texts is a
@@ -65,7 +92,8 @@ def merge_lines(elements: Sequence[Element], **options: float) -> list[Element]:
             candidate = texts[other_index]
             if candidate.box[1] > current.box[3] + _height(current):
                 break
-            if belongs_below(current, candidate, **options):  # type: ignore[arg-type]
+            column = None if width is None else max(width - current.box[0], current.box[2])
+            if belongs_below(current, candidate, column_right=column, **options):  # type: ignore[arg-type]
                 group.append(candidate)
                 used[other_index] = True
                 current = candidate

@@ -1,15 +1,17 @@
 """The Perceptor: a screenshot in, the texts and icons on it with screen coordinates out (paper §2.1).
 
-OCR and icon detection run concurrently on a small thread pool; icon boxes that are really text are
-dropped, wrapped text lines are merged, and icons are captioned (optionally, one request per screen,
-cached). Each stage is timed.
+OCR and icon detection run concurrently on a small thread pool, and so does reading the phone's
+accessibility tree when the caller offers one (``tree``). Icon boxes that are really text are dropped,
+wrapped text lines are merged, the tree names icons and adds controls nothing else saw
+(``mae.perception.fusion``), icons still without a name are captioned (optionally, one request per
+screen, cached), and the list is tidied (``mae.perception.tidy``). Each stage is timed.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import numpy as np
@@ -18,11 +20,18 @@ from PIL import Image
 from mae.config import PerceptionSettings
 from mae.errors import ConfigError
 from mae.llm.client import ChatClient
+from mae.llm.errors import ModelError
+from mae.perception.a11y import A11yError, A11yMode, A11yTree, TreeSource
 from mae.perception.captions import ApiCaptioner, CaptionCache, Captioner
 from mae.perception.elements import Element, Perception
+from mae.perception.fusion import fuse
 from mae.perception.icons import IconDetector, drop_text_regions, make_icon_detector
 from mae.perception.merge import merge_lines
 from mae.perception.ocr import OcrBackend, make_ocr
+from mae.perception.tidy import tidy
+
+CHEAP_CAPTION_MODELS = ("gpt-4o-mini", "qwen-vl-plus", "gemini-1.5-flash", "claude-3-5-haiku")
+"""Caption models cheap enough that ``captions = auto`` turns captions on (prefix match)."""
 
 T = TypeVar("T")
 
@@ -34,7 +43,10 @@ def _timed(func: Callable[[], T]) -> tuple[T, float]:
 
 
 class Perceptor:
-    """Combines an OCR backend, an optional icon detector and an optional captioner."""
+    """Combines an OCR backend, an optional icon detector, the accessibility tree and a captioner."""
+
+    accepts_tree = True
+    """``perceive`` takes a ``tree`` source (the loop checks this before offering one)."""
 
     def __init__(
         self,
@@ -43,12 +55,25 @@ class Perceptor:
         captioner: Captioner | None = None,
         *,
         merge: bool = True,
+        a11y: A11yMode = "auto",
+        tidy: bool = True,
+        keep_keys: bool = False,
     ) -> None:
         self.ocr = ocr
         self.icons = icons
         self.captioner = captioner
         self.merge = merge
+        self.a11y = a11y
+        self.tidy = tidy
+        self.keep_keys = keep_keys
+        self.tree_failures = 0
+        self._warned_tree = False
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="perceptor")
+
+    @property
+    def caption_requests(self) -> int:
+        """Caption requests sent by this Perceptor's captioner (0 without one)."""
+        return int(getattr(self.captioner, "requests", 0))
 
     @classmethod
     def from_settings(cls, settings: PerceptionSettings, client: ChatClient | None = None) -> Perceptor:
@@ -58,19 +83,34 @@ class Perceptor:
             icon_options["model"] = settings.groundingdino_model
         detector = make_icon_detector(settings.icons, **icon_options)
         captioner: Captioner | None = None
-        if settings.captions != "none":
+        captions = resolve_captions(settings.captions, client) if detector is not None else "none"
+        if settings.captions != "auto":
+            captions = settings.captions
+        if captions != "none":
             if detector is None:
                 raise ConfigError(
                     "icon captions need an icon detector: set icons to contour or groundingdino"
                 )
-            captioner = make_captioner(settings, client)
-        return cls(make_ocr(settings.ocr), detector, captioner)
+            captioner = make_captioner(settings.model_copy(update={"captions": captions}), client)
+        return cls(
+            make_ocr(settings.ocr),
+            detector,
+            captioner,
+            a11y=settings.a11y,
+            keep_keys=settings.keyboard_keys,
+        )
 
-    def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
-        """Texts and icons of ``image`` with boxes in its pixels, plus per-stage timings (seconds)."""
+    def perceive(
+        self, image: Image.Image, keyboard_active: bool | None = None, tree: TreeSource | None = None
+    ) -> Perception:
+        """Texts and icons of ``image`` with boxes in its pixels, plus per-stage timings (seconds).
+
+        ``tree`` reads the phone's accessibility tree for this screen; it runs while OCR does.
+        """
         started = time.perf_counter()
         rgb = np.asarray(image.convert("RGB"))
         ocr_future = self._pool.submit(_timed, lambda: self.ocr.read(rgb))
+        tree_future = self._pool.submit(tree) if tree is not None and self.a11y != "off" else None
         icons: list[Element] = []
         timings: dict[str, float] = {}
         if self.icons is not None:
@@ -79,26 +119,83 @@ class Perceptor:
         texts, timings["ocr"] = ocr_future.result()
         icons = drop_text_regions(icons, texts)
         if self.merge:
-            texts = merge_lines(texts)
+            texts = merge_lines(texts, width=image.width)
         warnings: list[str] = []
-        if self.captioner is not None and icons:
+        elements: list[Element] = [*texts, *icons]
+        read = self._read_tree(tree_future, warnings) if tree_future is not None else None
+        if read is not None:
+            timings["a11y"] = read.seconds
+            elements = fuse(elements, read)
+        unnamed = [e for e in elements if e.kind == "icon" and not e.text]
+        if self.captioner is not None and unnamed:
             captioner = self.captioner
-            (captions, warnings), timings["captions"] = _timed(lambda: captioner.caption(image, icons))
-            icons = [
-                icon.model_copy(update={"text": text}) for icon, text in zip(icons, captions, strict=True)
-            ]
+            (captions, caption_warnings), timings["captions"] = _timed(
+                lambda: captioner.caption(image, unnamed)
+            )
+            warnings += caption_warnings
+            named = {
+                id(icon): icon.model_copy(update={"text": text, "named_by": "caption" if text else ""})
+                for icon, text in zip(unnamed, captions, strict=True)
+            }
+            elements = [named.get(id(e), e) for e in elements]
+        collapsed = False
+        if self.tidy:
+            tidied = tidy(
+                elements,
+                image.height,
+                keyboard_active=bool(keyboard_active),
+                keep_keys=self.keep_keys,
+                has_tree=read is not None,
+            )
+            elements, collapsed = tidied.elements, tidied.keyboard_collapsed
         timings["total"] = time.perf_counter() - started
         return Perception(
             width=image.width,
             height=image.height,
-            elements=[*texts, *icons],
+            elements=elements,
             keyboard_active=bool(keyboard_active),
+            keyboard_collapsed=collapsed,
+            a11y=read.source if read is not None else "",
             timings={k: round(v, 4) for k, v in timings.items()},
             warnings=warnings,
         )
 
+    def _read_tree(self, future: Future[A11yTree | None], warnings: list[str]) -> A11yTree | None:
+        """The tree if it is there and says something; else a warning (once per run in ``auto``)."""
+        problem = ""
+        try:
+            read = future.result()
+        except A11yError as exc:
+            read, problem = None, str(exc)
+        if read is not None and read.useful:
+            return read
+        self.tree_failures += 1
+        if read is not None:
+            problem = problem or "the accessibility tree of this screen is empty"
+        elif not problem and self.a11y == "on":
+            problem = "this phone gives no accessibility tree"
+        if problem and (self.a11y == "on" or not self._warned_tree):
+            self._warned_tree = True
+            warnings.append(f"{problem}; using OCR and icon detection alone")
+        return None
+
     def close(self) -> None:
         self._pool.shutdown(wait=False)
+
+
+def resolve_captions(captions: str, client: ChatClient | None) -> str:
+    """``auto`` -> ``backbone`` when the captioner role's model is a cheap preset model, else ``none``."""
+    if captions != "auto":
+        return captions
+    if client is None:
+        return "none"
+    try:
+        profile = client.profile("captioner")
+        client.check_key("captioner")
+    except (ConfigError, ModelError):
+        return "none"  # no caption model or no key for it: captions stay off rather than fail each step
+    cheap = profile.provider != "custom" and profile.model.startswith(CHEAP_CAPTION_MODELS)
+    return "backbone" if cheap else "none"
 
 
 def make_captioner(settings: PerceptionSettings, client: ChatClient | None) -> Captioner:

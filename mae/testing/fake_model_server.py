@@ -101,6 +101,8 @@ class FakeModelServer:
         self._queue: deque[ScriptItem] = deque(script)
         self._by_role: dict[str, deque[ScriptItem]] = {k: deque(v) for k, v in (by_role or {}).items()}
         self.responder = responder
+        self.served_models: list[dict[str, Any]] = [{"id": "fake", "object": "model"}]
+        """What ``GET /v1/models`` lists (vLLM adds ``root``: the weights it loaded)."""
         self.requests: list[RecordedRequest] = []
         self.unexpected: list[RecordedRequest] = []
         self._lock = threading.Lock()
@@ -197,9 +199,7 @@ class FakeModelServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(
-                        200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]})
-                    )
+                    self._send(200, json.dumps({"object": "list", "data": server.served_models}))
                 else:
                     self._send(404, json.dumps({"error": {"message": "not found"}}))
 

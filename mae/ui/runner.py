@@ -25,6 +25,7 @@ from mae.errors import ConfigError, DeviceBusyError, DeviceError
 from mae.events import Event
 from mae.loop import PerceptorLike
 from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
+from mae.perception.a11y import TreeSource
 from mae.perception.elements import Perception
 from mae.runtime import build_perceptor, build_runtime
 from mae.safety import DEFAULT_RULES, SafetyPolicy
@@ -42,8 +43,17 @@ class PerceptorTap:
         self.inner = inner
         self.listener = listener
 
-    def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
-        perception = self.inner.perceive(image, keyboard_active)
+    @property
+    def accepts_tree(self) -> bool:
+        return bool(getattr(self.inner, "accepts_tree", False))
+
+    def perceive(
+        self, image: Image.Image, keyboard_active: bool | None = None, tree: TreeSource | None = None
+    ) -> Perception:
+        if tree is None:
+            perception = self.inner.perceive(image, keyboard_active)
+        else:
+            perception = self.inner.perceive(image, keyboard_active, tree=tree)  # type: ignore[call-arg]
         with contextlib.suppress(Exception):  # the overlay is cosmetic: never let it break a run
             self.listener(perception)
         return perception

@@ -66,11 +66,19 @@ def test_loop_cli_exit_code_tells_the_reason(
 def test_loop_cli_refuses_sensitive_action_without_a_terminal(
     cli_phone: VirtualPhone, fake_server: FakeModelServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake_server.responder = Script([Step("Post", OPEN_NOTES, description="Tap Post to publish the reply")])
+    post = {"name": "Tap", "arguments": {"x": 800, "y": 500}}  # nothing named there: the description says
+    fake_server.responder = Script([Step("Post", post, description="Tap Post to publish the reply")])
     assert main(cli(fake_server, tmp_path)) == 9
-    assert "rerun with --yes" in capsys.readouterr().out
-    fake_server.responder = Script([Step("Post", OPEN_NOTES, description="Tap Post to publish the reply")])
+    out = capsys.readouterr().out
+    assert "refused sensitive action Tap(800, 500) (Tap Post to publish the reply)" in out
+    assert "rerun with --yes" in out and "sending a message" in out
+    fake_server.responder = Script([Step("Post", post, description="Tap Post to publish the reply")])
     assert main(cli(fake_server, tmp_path, "--yes")) == 0
+    # an ordinary action whose description merely mentions a sensitive word is not gated
+    fake_server.responder = Script(
+        [Step("Open", OPEN_NOTES, description="Open Notes to post the list later")]
+    )
+    assert main(cli(fake_server, tmp_path)) == 0
 
 
 def test_loop_cli_without_task_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,7 +93,7 @@ def test_loop_image_space_model_gets_and_gives_image_coordinates(
 
     def tap_new_note(request: RecordedRequest) -> dict[str, Any]:
         screen = section(request.text, "Screen")
-        x, y = re.search(r"^new note; coordinates: \[(\d+), (\d+)\]", screen, re.M).groups()  # type: ignore[union-attr]
+        x, y = re.search(r"^\w+ \"new note\"; coordinates: \[(\d+), (\d+)\]", screen, re.M).groups()  # type: ignore[union-attr]
         return {"name": "Tap", "arguments": {"x": int(x), "y": int(y)}}
 
     fake_server.responder = Script([Step("Open Notes", OPEN_NOTES), Step("New note", tap_new_note)])

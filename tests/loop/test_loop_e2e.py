@@ -19,11 +19,15 @@ TASK = "Find the price of the Ninja DZ201 air fryer on Amazon and write it in a 
 
 def price_from_perception(request: RecordedRequest) -> str:
     """What a Notetaker would note: the first price listed after the Ninja DZ201 title in W_V."""
-    lines = section(request.text, "Current Screen").splitlines()
+    # element lines read 'text "Ninja DZ201 ..."; coordinates: [x, y]'
+    lines = [
+        json.loads(m.group(1))
+        for m in re.finditer(r'^\w+ (".*"); coordinates', section(request.text, "Current Screen"), re.M)
+    ]
     for index, line in enumerate(lines):
         price = next((x for x in lines[index:] if x.startswith("$")), None)
         if line.startswith("Ninja DZ201") and price is not None:
-            return f"Ninja DZ201 price on Amazon: {price.split(';')[0]}"
+            return f"Ninja DZ201 price on Amazon: {price}"
     return "None"
 
 
@@ -73,7 +77,7 @@ def test_loop_multi_app_task_reaches_expected_phone_state(
     # The Manager never sees the perception list; the Operator does.
     manager_text = fake_server.requests_for("manager")[0].text
     assert "coordinates:" not in manager_text and "Tap_Type_and_Enter(x, y, text)" in manager_text
-    assert "Amazon; coordinates: [" in fake_server.requests_for("operator")[0].text
+    assert 'text "Amazon"; coordinates: [' in fake_server.requests_for("operator")[0].text
     # Reflector sees two screens, the Notetaker one.
     assert fake_server.requests_for("reflector")[0].image_count == 2
     assert fake_server.requests_for("notetaker")[0].image_count == 1

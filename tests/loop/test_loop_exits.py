@@ -159,15 +159,16 @@ def test_loop_rejected_sensitive_action(
     fake_server.responder = Script(
         [
             Step(
-                "Open X",
-                {"name": "Open_App", "arguments": {"app_name": "X"}},
-                description="Open X to post a reply",
+                "Post",
+                {"name": "Tap", "arguments": {"x": 800, "y": 500}},  # nothing named there on the home screen
+                description="Tap Post to publish the reply",
             )
         ]
     )
     result, events = run("Post on X", approver=approver)
     assert result.exit_reason is ExitReason.REJECTED and "sending a message" in result.message
-    assert asked[0][0].name == "Open_App" and asked[0][2] == 1
+    assert asked[0][0].name == "Tap" and asked[0][2] == 1
+    assert "sensitive action refused: Tap(800, 500)" in result.message
     assert not result.actions and phone.screen_name == "home"
     kinds = [e.type for e in events]
     assert "approval_needed" in kinds and "approval" in kinds

@@ -32,7 +32,7 @@ def check(policy: SafetyPolicy, name: str, arguments: dict[str, Any], descriptio
         ("Tap", {"x": 1, "y": 1}, "Tap the send button to send the message", "sending a message"),
         ("Tap", {"x": 1, "y": 1}, "Delete the old note", "deleting"),
         ("Tap", {"x": 1, "y": 1}, "Tap Install to get the app", "installing"),
-        ("Tap", {"x": 1, "y": 1}, "Tap Sign in with Google", "signing in"),
+        ("Tap", {"x": 1, "y": 1}, "Tap Sign in with Google", "account change"),
         ("Type", {"text": "4111 1111 1111 1111"}, "Enter the number", "card number"),
     ],
 )

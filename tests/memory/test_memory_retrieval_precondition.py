@@ -13,7 +13,7 @@ from mae.agents.precondition import PreconditionGuard, make_guard, screen_check
 from mae.agents.retrieval import retrieve
 from mae.config import EvolutionSettings
 from mae.memory.longterm import MemoryStore
-from mae.memory.tips import split_tips
+from mae.memory.tips import INITIAL_TIPS, split_tips
 from mae.perception.elements import Element, Perception
 from mae.testing.fake_model_server import FakeModelServer, FakeReply
 
@@ -81,7 +81,22 @@ def test_memory_retrieval_is_skipped_for_small_memory_and_survives_failures(
     result = retrieve(make_client(fake_server), "task", state.tips, state.shortcuts, settings)
     assert result.tips == state.tips and result.tips_selected is None
     assert "Tips retriever failed" in result.problems[0]
-    assert result.shortcuts == {} and result.shortcuts_selected == []
+    # "None" falls back to the initial Shortcuts rather than leaving the run with none
+    assert list(result.shortcuts) == ["Tap_Type_and_Enter"] and result.shortcuts_selected == [
+        "Tap_Type_and_Enter"
+    ]
+    assert "using the initial Shortcuts" in result.problems[-1]
+
+
+def test_memory_retrieval_none_falls_back_to_the_initial_tips(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    state = big_store(tmp_path).load()
+    fake_server.add("### Thought ###\nNothing fits.\n### Selected Tips ###\nNone\n", role="experience")
+    settings = EvolutionSettings(retrieve_tips_over=25, retrieve_shortcuts_over=0)
+    result = retrieve(make_client(fake_server), "task", state.tips, state.shortcuts, settings)
+    assert result.tips == INITIAL_TIPS and result.tips_selected == []
+    assert "pop-up" in result.tips and "using the initial Tips" in result.problems[0]
 
 
 def perception(*elements: tuple[str, tuple[int, int, int, int]], keyboard: bool = False) -> Perception:
@@ -141,7 +156,7 @@ def test_memory_verify_mode_asks_the_verifier_with_the_screenshot(fake_server: F
     request = fake_server.requests_for("verifier")[0]
     assert request.image_count == 1
     assert "no previously entered content" in request.text and '"text": "oranges"' in request.text
-    assert "Walmart; coordinates: [500, 200]" in request.text
+    assert 'text "Walmart"; coordinates: [500, 200]' in request.text
 
     fake_server.add("### Verdict ###\nYes\n### Reason ###\nThe search box is empty.\n", role="verifier")
     assert (

@@ -51,6 +51,7 @@ def screens() -> dict[str, tuple[Image.Image, list[Element]]]:
 def line_perceptor() -> Perceptor:
     perceptor = Perceptor.from_settings(PerceptionSettings())
     perceptor.merge = False  # line-level output, comparable to the ground truth's lines
+    perceptor.tidy = False  # the ground truth lists the status bar, which the tidied list leaves out
     return perceptor
 
 

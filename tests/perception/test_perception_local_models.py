@@ -32,12 +32,12 @@ from mae.perception.icons import filter_detections, make_icon_detector  # noqa: 
 from mae.perception.local_models import inference, pick_device, pick_dtype  # noqa: E402
 from mae.perception.perceptor import Perceptor, make_captioner  # noqa: E402
 from mae.perception.qwen_local import LocalQwenCaptioner  # noqa: E402
+from mae.serving.weights import WeightsError  # noqa: E402
 from mae.testing.tiny_models import (  # noqa: E402
     DINO_QUERIES,
     build_tiny_groundingdino,
     build_tiny_qwen,
 )
-from models.weights import WeightsError  # noqa: E402
 
 HAS_TORCHVISION = importlib.util.find_spec("torchvision") is not None
 NO_TORCHVISION = (

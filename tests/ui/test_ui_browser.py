@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from ui_testkit import (
     MODEL,
+    SEND_TAP,
     Script,
     free_port,
     make_backend,
@@ -270,11 +271,11 @@ def test_a_sensitive_action_waits_for_approval(page: object, demo_server: DemoSe
     from playwright.sync_api import expect
 
     with FakeModelServer() as server:
-        two_step_script(second_description="Send the message to Alice, then go home").load(server)
+        two_step_script(second_description="Send the message to Alice", second_action=SEND_TAP).load(server)
         start_run(page, server, "Open Notes, then send the message")
         approval = page.locator("#mae-approval").first  # Gradio puts the id on two nested divs
         expect(approval).to_be_visible(timeout=TIMEOUT_MS)
-        expect(approval).to_contain_text("Home()")
+        expect(approval).to_contain_text("Tap(900, 400)")
         expect(approval).to_contain_text("sending a message")
         expect(page.locator("#mae-status")).to_contain_text("Waiting for your approval")
         assert demo_server.phone.current_app is not None  # still in Notes: nothing ran yet
@@ -284,7 +285,7 @@ def test_a_sensitive_action_waits_for_approval(page: object, demo_server: DemoSe
         server.assert_done()
     expect(approval).to_be_hidden()
     expect(page.locator("#mae-step-2")).to_contain_text("approved by the user")
-    assert demo_server.phone.screen_name == "home"
+    assert any(entry.action == "Tap(900, 400)" for entry in demo_server.phone.log)
 
 
 def test_manual_control_when_no_run_is_active(page: object, demo_server: DemoServer) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from ui_testkit import (
     MODEL,
+    SEND_TAP,
     Script,
     make_backend,
     settings_for,
@@ -170,7 +171,7 @@ def run_to_end_from(controller: RunController, view: RunView) -> RunView:
 @pytest.mark.parametrize("approve", [True, False])
 def test_sensitive_action_waits_for_the_user(tmp_path: Path, approve: bool) -> None:
     phone = VirtualPhone()
-    script = two_step_script(second_description="Send the message to Alice")
+    script = two_step_script(second_description="Send the message to Alice", second_action=SEND_TAP)
     if not approve:
         script = Script(script.manager[:2], script.operator, script.reflector[:1], script.notetaker[:1])
     with FakeModelServer() as server:
@@ -190,12 +191,12 @@ def test_sensitive_action_waits_for_the_user(tmp_path: Path, approve: bool) -> N
     expected = "finished" if approve else "rejected"
     assert view.finished is not None and view.finished["exit_reason"] == expected
     assert view.steps[2].approval is approve
-    assert (phone.screen_name == "home") is approve
+    assert any(entry.action == "Tap(900, 400)" for entry in phone.log) is approve
 
 
 def test_safety_rules_can_be_switched_off(tmp_path: Path) -> None:
     with FakeModelServer() as server:
-        two_step_script(second_description="Send the message to Alice").load(server)
+        two_step_script(second_description="Send the message to Alice", second_action=SEND_TAP).load(server)
         backend = make_backend(settings_for(tmp_path, server.base_url), VirtualPhone())
         controller = RunController(backend.run_job)
         controller.start(backend.make_job(form(server), rule_names=["payment"]))

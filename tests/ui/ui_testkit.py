@@ -54,8 +54,16 @@ class Script:
             server.add(*getattr(self, role), role=role)
 
 
-def two_step_script(second_description: str = "Return to the home screen", delay_s: float = 0.0) -> Script:
-    """Open Notes, then Home, then finished: two actions, three Manager turns."""
+SEND_TAP = {"name": "Tap", "arguments": {"x": 900, "y": 400}}
+"""A tap on a blank spot of the Notes list: with a "Send ..." description, the safety gate asks."""
+
+
+def two_step_script(
+    second_description: str = "Return to the home screen",
+    delay_s: float = 0.0,
+    second_action: dict[str, object] | None = None,
+) -> Script:
+    """Open Notes, then Home (or ``second_action``), then finished: two actions, three Manager turns."""
     second_manager: str | FakeReply = manager("Go back to the home screen")
     if delay_s:
         second_manager = FakeReply(text=str(second_manager), delay_s=delay_s)
@@ -63,7 +71,7 @@ def two_step_script(second_description: str = "Return to the home screen", delay
         manager=[manager("Open the Notes app"), second_manager, manager("Finished")],
         operator=[
             operator({"name": "Open_App", "arguments": {"app_name": "Notes"}}, "The Notes app opens"),
-            operator({"name": "Home", "arguments": {}}, second_description),
+            operator(second_action or {"name": "Home", "arguments": {}}, second_description),
         ],
         reflector=[reflector("Notes is open"), reflector("Back on the home screen")],
         notetaker=[notetaker("None"), notetaker("Notes app checked")],

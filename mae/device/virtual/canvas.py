@@ -38,6 +38,8 @@ class Target:
     box: Box
     action: Callable[[], object]
     label: str = ""
+    role: str = ""
+    """``edit`` for a text field (its accessibility node is editable); ``""`` for a button."""
 
     def contains(self, x: int, y: int) -> bool:
         left, top, right, bottom = self.box
@@ -281,11 +283,11 @@ class Canvas:
         if bucket is not None:
             bucket.elements.append(Element(kind="icon", text=caption, box=self._box(box), source="virtual"))
 
-    def tap(self, box: DBox, action: Callable[[], object], label: str = "") -> None:
-        """Make ``box`` tappable."""
+    def tap(self, box: DBox, action: Callable[[], object], label: str = "", role: str = "") -> None:
+        """Make ``box`` tappable (``role="edit"`` for a text field)."""
         bucket = self._bucket(box[1], box[3])
         if bucket is not None:
-            bucket.targets.append(Target(self._box(box), action, label))
+            bucket.targets.append(Target(self._box(box), action, label, role))
 
     def mark_seen(self, key: str) -> None:
         """Note that the current row was on screen (used by task grading)."""
@@ -342,7 +344,9 @@ class Canvas:
         for target in cached.targets:
             left, top, right, bottom = target.box
             bucket.targets.append(
-                Target((left + ox, top + oy, right + ox, bottom + oy), target.action, target.label)
+                Target(
+                    (left + ox, top + oy, right + ox, bottom + oy), target.action, target.label, target.role
+                )
             )
 
     def frame(self) -> Frame:

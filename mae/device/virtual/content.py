@@ -19,6 +19,8 @@ from mae.device.virtual.icons import IconSpec
 from mae.errors import ConfigError
 
 DATA_DIR = Path(__file__).parent / "data"
+SUITE_DATA_DIR = DATA_DIR / "suite"
+"""Content added for the harder evaluation suite, merged over ``DATA_DIR`` like a user directory."""
 CONTENT_FILES = ("apps", "maps", "shopping", "browser", "social", "notes")
 
 
@@ -61,10 +63,15 @@ class Review(BaseModel):
     date: str = ""
 
 
+RealismTag = Literal["", "sponsored", "near_duplicates", "out_of_stock"]
+"""Content shown only when that realism feature is on (see ``mae.device.virtual.realism``)."""
+
+
 class Place(BaseModel):
     """A point of interest in Maps."""
 
     id: str
+    realism: RealismTag = ""
     name: str
     category: str
     tags: list[str] = Field(default_factory=list)
@@ -96,6 +103,7 @@ class ProductImage(BaseModel):
 
 class Product(BaseModel):
     id: str
+    realism: RealismTag = ""
     title: str
     price: float
     was_price: float | None = None
@@ -127,13 +135,23 @@ class ShoppingFile(BaseModel):
     stores: list[Store]
 
 
+class WebLink(BaseModel):
+    """A link at the end of a web page: its text and where it goes (``web:<id>``, ``paper:<id>``...)."""
+
+    label: str
+    target: str
+
+
 class WebPage(BaseModel):
     id: str
+    realism: RealismTag = ""
     url: str
     title: str
     snippet: str
     keywords: list[str] = Field(default_factory=list)
     body: list[str] = Field(default_factory=list)
+    links: list[WebLink] = Field(default_factory=list)
+    listed: bool = Field(default=True, description="found by the search engine (False: only through links)")
     opens: str = ""
 
 
@@ -240,6 +258,8 @@ def read_json(path: Path) -> Any:
 def load_raw(name: str, data_dir: Path | None = None) -> Any:
     """The built-in ``<name>.json`` merged with the user's file of the same name, if any."""
     data = read_json(DATA_DIR / f"{name}.json")
+    if (SUITE_DATA_DIR / f"{name}.json").is_file():
+        data = merge(data, read_json(SUITE_DATA_DIR / f"{name}.json"))
     if data_dir is not None and (data_dir / f"{name}.json").is_file():
         data = merge(data, read_json(data_dir / f"{name}.json"))
     return data

@@ -15,12 +15,15 @@ from pathlib import Path
 from PIL import Image
 
 from mae.device.virtual import keyboard, system, theme
+from mae.device.virtual.a11y import build_tree
 from mae.device.virtual.apps import make_app
 from mae.device.virtual.apps.base import App, TextField
 from mae.device.virtual.canvas import Canvas, Frame, Layer
 from mae.device.virtual.content import AppSpec, Content, load_content
+from mae.device.virtual.realism import Realism, RealismRuntime, draw_busy, draw_dialog
 from mae.device.virtual.state import CartItem, Event, LogEntry, Note, PhoneState, Route
 from mae.errors import ActionError, ConfigError
+from mae.perception.a11y import A11yTree
 from mae.perception.elements import Element
 
 LAUNCHER = "com.mae.launcher"
@@ -34,7 +37,13 @@ STEP_SECONDS = 1.0
 class VirtualPhone(keyboard.KeyHandler):
     """The built-in virtual phone (see ``docs/virtual-phone.md``)."""
 
-    def __init__(self, width: int = 1080, height: int = 2340, data_dir: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        width: int = 1080,
+        height: int = 2340,
+        data_dir: str | Path | None = None,
+        realism_settings: Realism | None = None,
+    ) -> None:
         if width < 360 or height < 640:
             raise ConfigError(f"virtual screen {width}x{height} is too small; use at least 360x640")
         self._size = (width, height)
@@ -43,6 +52,12 @@ class VirtualPhone(keyboard.KeyHandler):
         self.content: Content = load_content(Path(data_dir).resolve() if data_dir else None)
         self._specs = {spec.label: spec for spec in self.content.apps.apps}
         self._layers: dict[str, Layer] = {}
+        self.realism_settings = realism_settings or Realism()
+        self.reset()
+
+    def set_realism(self, settings: Realism) -> None:
+        """Use realism ``settings`` from now on, starting again from a clean phone."""
+        self.realism_settings = settings
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -58,6 +73,7 @@ class VirtualPhone(keyboard.KeyHandler):
         self.events: list[Event] = []
         self.seen: dict[str, None] = {}
         self.clock_s = 0.0
+        self.realism = RealismRuntime(self.realism_settings, lambda: self.clock_s)
         self.apps: dict[str, App] = {label: make_app(spec, self) for label, spec in self._specs.items()}
         self.foreground: str = ""
         self.recents: list[str] = []
@@ -114,6 +130,7 @@ class VirtualPhone(keyboard.KeyHandler):
     # ------------------------------------------------------------------ host interface for apps
     def event(self, app: str, kind: str, value: str) -> None:
         self.events.append(Event(step=len(self.log), app=app, kind=kind, value=value))
+        self.realism.on_event(app, kind)
 
     def focus(self, text_field: TextField, select: bool = False) -> None:
         self._focus = text_field
@@ -143,6 +160,7 @@ class VirtualPhone(keyboard.KeyHandler):
             self.recents.remove(label)
         self.recents.insert(0, label)
         self.event("system", "open_app", label)
+        self.realism.on_launch(label, self._specs[label].kind)
 
     def search_from_home(self) -> None:
         browser = next((s.label for s in self._specs.values() if s.kind == "browser"), None)
@@ -162,7 +180,8 @@ class VirtualPhone(keyboard.KeyHandler):
             self._last_frames[app.label] = self._frame
 
     def nav_back(self) -> None:
-        if self.keyboard_active():
+        app = self.current_app
+        if (app is not None and self.realism.back(app.label)) or self.keyboard_active():
             self.blur()
         elif self.switcher_open:
             self.switcher_open = False
@@ -234,21 +253,36 @@ class VirtualPhone(keyboard.KeyHandler):
         elif app is None:
             system.home(c, self)
         else:
+            busy = self.realism.busy(app.label)
+            dialog = self.realism.dialog(app.label)
+            if busy or dialog:
+                self.blur()
             bottom = c.dh - theme.NAV_H
-            if self.keyboard_active():
-                bottom -= theme.KEYBOARD_H
-                mode = self.keyboard_mode
-                c.layer(
-                    f"keyboard:{mode}",
-                    (0, bottom, c.dw, bottom + theme.KEYBOARD_H),
-                    lambda s: keyboard.build(s, self, mode),
-                    theme.KEYBOARD_BG,
-                )
-            app.build(c, theme.STATUS_H, bottom)
+            covers = self.realism.on("keyboard_covers")
+            keys_top = bottom - theme.KEYBOARD_H if self.keyboard_active() else bottom
+            if keys_top < bottom and not covers:
+                self._keyboard(c, keys_top)
+            if busy:
+                draw_busy(c, busy, theme.STATUS_H, bottom)
+            elif dialog is None:  # a dialog hides the app behind an opaque scrim
+                app.build(c, theme.STATUS_H, bottom if covers else keys_top)
+            if keys_top < bottom and covers:
+                self._keyboard(c, keys_top)
+            if dialog is not None:
+                draw_dialog(c, dialog, theme.STATUS_H, bottom)
             status_bg = app.status_color
         system.status_bar(c, self.clock_text(), status_bg)
         system.nav_bar(c, self)
         return c.frame()
+
+    def _keyboard(self, c: Canvas, top: float) -> None:
+        mode = self.keyboard_mode
+        c.layer(
+            f"keyboard:{mode}",
+            (0, top, c.dw, top + theme.KEYBOARD_H),
+            lambda s: keyboard.build(s, self, mode),
+            theme.KEYBOARD_BG,
+        )
 
     def _thumbnail(self, label: str, width: int, height: int) -> Image.Image:
         frame = self._last_frames.get(label)
@@ -304,6 +338,12 @@ class VirtualPhone(keyboard.KeyHandler):
     def ground_truth(self) -> list[Element]:
         """Every text and icon drawn on the current screen, with its box."""
         return [e.model_copy() for e in self._frame.elements]
+
+    def ui_tree(self) -> A11yTree:
+        """The accessibility tree of the current screen (see ``mae.device.virtual.a11y``)."""
+        app = self.current_app
+        label, package = (app.label, app.spec.package) if app else ("", LAUNCHER)
+        return build_tree(self._frame, label, package, self.keyboard_active())
 
     def resolve_app(self, name: str) -> str:
         """The label of the installed app called ``name`` (label, alias or package, any case)."""
@@ -408,6 +448,18 @@ class VirtualPhone(keyboard.KeyHandler):
 
     def installed_apps(self) -> dict[str, str]:
         return {label: spec.package for label, spec in self._specs.items()}
+
+    def tap_targets(self) -> list[tuple[str, tuple[int, int, int, int]]]:
+        """Label and pixel box of every tappable region on screen, bottom-most first (for tooling)."""
+        return [(t.label, t.box) for t in self._frame.targets]
+
+    def scroll_box(self) -> tuple[int, int, int, int] | None:
+        """Pixel box of the screen's scrolling list, if it has one."""
+        return self._frame.scroll.box if self._frame.scroll is not None else None
+
+    def seen_now(self) -> list[str]:
+        """Grading keys of the list rows on screen right now."""
+        return list(self._frame.seen)
 
     def settle(self, timeout_s: float = 3.0) -> float:
         """Rendering is synchronous: the screen is always settled."""

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Protocol
 from mae.device.virtual import theme
 from mae.device.virtual.canvas import Canvas
 from mae.device.virtual.content import AppSpec, Content
+from mae.device.virtual.realism import RealismRuntime
 from mae.device.virtual.state import CartItem, Note, Route
 
 
@@ -58,6 +59,7 @@ class Host(Protocol):
     notes: list[Note]
     carts: dict[str, list[CartItem]]
     route: Route | None
+    realism: RealismRuntime
 
     def event(self, app: str, kind: str, value: str) -> None: ...
 

@@ -50,10 +50,12 @@ class BrowserApp(App):
     def web_results(self, query: str) -> list[WebPage]:
         scored = []
         for index, page in enumerate(self.host.content.browser.web):
+            if not page.listed or (page.realism and not self.host.realism.on(page.realism)):
+                continue
             score = match_score(query, " ".join([page.title, page.snippet, *page.keywords]))
             if score:
-                scored.append((-score, index, page))
-        return [s[2] for s in sorted(scored, key=lambda s: s[:2])]
+                scored.append((page.realism != "sponsored", -score, index, page))
+        return [s[3] for s in sorted(scored, key=lambda s: s[:3])]
 
     def open_link(self, target: str) -> None:
         """Follow a link: ``scholar``, ``paper:<id>``, ``web:<id>``."""
@@ -172,7 +174,8 @@ class BrowserApp(App):
             for page in pages:
                 link = page.opens or f"web:{page.id}"
                 with view.row(y, 60):
-                    c.text(48, y + 30, page.url, size=theme.SMALL, color=theme.TEXT_2, anchor="lm")
+                    url = f"Sponsored - {page.url}" if page.realism == "sponsored" else page.url
+                    c.text(48, y + 30, url, size=theme.SMALL, color=theme.TEXT_2, anchor="lm")
                 y += 60
                 for line in c.wrap(page.title, theme.LARGE, c.dw - 96):
                     with view.row(y, 66):
@@ -205,6 +208,14 @@ class BrowserApp(App):
                         c.mark_seen(f"web:{page.id}:{index}")
                     y += 62
                 y += 30
+            for link in page.links:
+                for line in c.wrap(link.label, theme.LARGE, c.dw - 96):
+                    with view.row(y, 80):
+                        c.text(48, y + 40, line, size=theme.LARGE, color=theme.LINK, anchor="lm")
+                        c.tap((0, y, c.dw, y + 80), lambda t=link.target: self.open_link(t), link.label)  # type: ignore[misc]
+                        c.mark_seen(f"web:{page.id}:link:{link.target}")
+                    y += 80
+                y += 20
             view.end(y)
 
     def screen_scholar(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:

@@ -59,13 +59,16 @@ class MapsApp(App):
         wanted_cities = cities & set(tokens(query))
         scored = []
         for index, place in enumerate(places):
+            if place.realism and not self.host.realism.on(place.realism):
+                continue
             if wanted_cities and not wanted_cities & set(tokens(place.city)):
                 continue
             document = " ".join([place.name, place.category, place.city, *place.tags])
             score = match_score(query, document)
             if score:
-                scored.append((-score, place.distance_mi, index, place))
-        return [item[3] for item in sorted(scored, key=lambda s: s[:3])]
+                sponsored = place.realism == "sponsored"
+                scored.append((not sponsored, -score, place.distance_mi, index, place))
+        return [item[4] for item in sorted(scored, key=lambda s: s[:4])]
 
     def open_place(self, place_id: str) -> None:
         self.event("view_place", place_id)
@@ -144,6 +147,10 @@ class MapsApp(App):
                 with view.row(y, RESULT_H):
                     c.tap((0, y, c.dw, y + RESULT_H), lambda p=place.id: self.open_place(p), place.name)  # type: ignore[misc]
                     c.text(48, y + 40, place.name, size=theme.LARGE, bold=True)
+                    if place.realism == "sponsored":
+                        c.text(
+                            c.dw - 48, y + 40, "Sponsored", size=theme.SMALL, color=theme.TEXT_2, anchor="ra"
+                        )
                     self._rating_row(c, 48, y + 135, place)
                     detail = ", ".join(
                         x for x in (place.category, place.price, f"{place.distance_mi:g} mi") if x

@@ -53,10 +53,13 @@ class ShopApp(App):
     def results(self, query: str) -> list[Product]:
         scored = []
         for index, product in enumerate(self.store.products):
+            if product.realism and not self.host.realism.on(product.realism):
+                continue
             score = match_score(query, " ".join([product.title, *product.keywords]))
             if score:
-                scored.append((-score, index, product))
-        return [s[2] for s in sorted(scored, key=lambda s: s[:2])]
+                sponsored = product.realism == "sponsored"
+                scored.append((not sponsored, -score, index, product))
+        return [s[3] for s in sorted(scored, key=lambda s: s[:3])]
 
     def open_product(self, product_id: str) -> None:
         self.event("view_product", product_id)
@@ -64,6 +67,8 @@ class ShopApp(App):
 
     def add_to_cart(self, product_id: str) -> None:
         product = self.product(product_id)
+        if product.realism == "out_of_stock":
+            return
         for item in self.cart:
             if item.product_id == product_id:
                 item.quantity += 1
@@ -146,6 +151,8 @@ class ShopApp(App):
                 ty += 56
             self._rating(c, 320, y + 180, product)
             self._price(c, 320, y + 255, product)
+            if product.realism == "sponsored":
+                c.text(c.dw - 48, y + 255, "Sponsored", size=theme.SMALL, color=theme.TEXT_2, anchor="rm")
             if product.badge:
                 self._badge(c, 320, y + 310, product.badge)
             widgets.divider(c, y + ROW_H - 2)
@@ -205,17 +212,32 @@ class ShopApp(App):
                 with view.row(y, 90):
                     self._badge(c, 48, y + 10, product.badge)
                 y += 90
+            available = product.realism != "out_of_stock"
             with view.row(y, 80):
-                c.text(48, y + 40, "In stock", size=theme.BODY, color=theme.GREEN_TEXT, anchor="lm")
+                stock, colour = (
+                    ("In stock", theme.GREEN_TEXT) if available else ("Out of stock", theme.RED_TEXT)
+                )
+                c.text(48, y + 40, stock, size=theme.BODY, color=colour, anchor="lm")
             y += 90
             with view.row(y, 140):
-                widgets.button(
-                    c,
-                    (48, y + 10, c.dw - 48, y + 130),
-                    "Add to cart",
-                    lambda: self.add_to_cart(product.id),
-                    glyph="cart",
-                )
+                if available:
+                    widgets.button(
+                        c,
+                        (48, y + 10, c.dw - 48, y + 130),
+                        "Add to cart",
+                        lambda: self.add_to_cart(product.id),
+                        glyph="cart",
+                    )
+                else:
+                    c.rect((48, y + 10, c.dw - 48, y + 130), theme.SURFACE_DIM, radius=60)
+                    c.text(
+                        c.dw / 2,
+                        y + 70,
+                        "Currently unavailable",
+                        size=theme.BODY,
+                        color=theme.TEXT_2,
+                        anchor="mm",
+                    )
             y += 150
             in_cart = sum(i.quantity for i in self.cart if i.product_id == product.id)
             if in_cart:

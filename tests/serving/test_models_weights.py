@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from models.weights import (
+from mae.serving.weights import (
     WeightsError,
     download,
     in_hf_cache,

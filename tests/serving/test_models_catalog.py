@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from mae.errors import ConfigError
+from mae.llm.coordinates import family_convention
 from mae.llm.providers import PRESETS
-from models.catalog import CATALOG, CatalogError, find, names, servable
+from mae.serving.catalog import CATALOG, CatalogError, find, names, servable
 
 
 @pytest.mark.parametrize(
@@ -45,9 +46,24 @@ def test_catalog_names_and_aliases_are_unique() -> None:
 
 
 def test_catalog_covers_the_product() -> None:
-    vlms = {entry.hub_id for entry in servable()}
-    assert vlms == {f"Qwen/Qwen2.5-VL-{size}-Instruct" for size in ("3B", "7B", "32B", "72B")}
+    vlms = {entry.hub_id: entry.coordinates for entry in servable()}
+    qwen25 = {f"Qwen/Qwen2.5-VL-{size}-Instruct": "qwen2.5-vl" for size in ("3B", "7B", "32B", "72B")}
+    assert vlms == {
+        **qwen25,
+        "Qwen/Qwen3-VL-8B-Instruct": "qwen3-vl",
+        "Qwen/Qwen3-VL-32B-Instruct": "qwen3-vl",
+        "mPLUG/GUI-Owl-7B": "gui-owl",
+        "mPLUG/GUI-Owl-32B": "gui-owl",
+        "mPLUG/GUI-Owl-1.5-8B-Instruct": "gui-owl-1.5",
+        "ByteDance-Seed/UI-TARS-1.5-7B": "ui-tars-1.5",
+        None: "screen",  # the generic OpenAI-compatible VLM: any hub id, given with --weights
+    }
     assert PRESETS["vllm"].model in vlms
+    for entry in servable():
+        assert entry.coordinates is not None
+        if entry.hub_id:
+            # the family read from the served name is the convention the catalog documents
+            assert family_convention(entry.hub_id) == entry.coordinates
     detectors = [entry for entry in CATALOG if entry.kind == "detector"]
     assert {entry.hub_id for entry in detectors} == {
         "IDEA-Research/grounding-dino-tiny",

@@ -77,6 +77,30 @@ def list_models(base_url: str, api_key: str | None = None, timeout_s: float = 5.
         raise ServeError(str(exc)) from None
 
 
+class ServedModel(BaseModel):
+    """One entry of ``/models``: the name clients use and, from vLLM, the weights it loaded (``root``)."""
+
+    id: str
+    root: str | None = None
+
+
+def served_models(base_url: str, api_key: str | None = None, timeout_s: float = 5.0) -> list[ServedModel]:
+    """The models a server lists, with vLLM's ``root`` when given; ``ServeError`` saying why not."""
+    url = f"{base_url.rstrip('/')}/models"
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=max(0.1, timeout_s)) as response:
+            data = json.loads(response.read())
+        return [
+            ServedModel(id=str(item["id"]), root=str(item["root"]) if item.get("root") else None)
+            for item in data["data"]
+        ]
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError, KeyError, TypeError) as exc:
+        raise ServeError(f"{url} did not answer a model list ({exc})") from None
+
+
 def _fetch_models(base_url: str, api_key: str | None, timeout_s: float) -> list[str]:
     url = f"{base_url.rstrip('/')}/models"
     request = urllib.request.Request(url, headers={"Accept": "application/json"})

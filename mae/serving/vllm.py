@@ -24,9 +24,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from mae.errors import ConfigError
+from mae.llm.coordinates import family_convention
 from mae.llm.providers import PRESETS
-from models.catalog import CatalogEntry, CatalogError
-from models.health import (
+from mae.serving.catalog import CatalogEntry, CatalogError, version_tuple
+from mae.serving.health import (
     HealthReport,
     Progress,
     ServeError,
@@ -34,7 +35,7 @@ from models.health import (
     log_tail,
     wait_for_model,
 )
-from models.weights import local_dir_for, presence, resolve
+from mae.serving.weights import local_dir_for, presence, resolve
 
 __all__ = [
     "GpuInfo",
@@ -87,6 +88,7 @@ class ServeCommand(BaseModel):
     """A ``vllm serve`` invocation and what a client needs to reach it. Holds no secret."""
 
     entry_name: str
+    coordinates: str | None = Field(default=None, description="the entry's coordinate convention")
     argv: list[str]
     model_source: str = Field(description="what vLLM loads: a local directory or a hub id")
     served_model_name: str
@@ -157,20 +159,32 @@ def build_command(
     preset finds the model under its usual name.
     """
     options = options or ServeOptions()
-    if entry.vllm is None or entry.hub_id is None:
+    if entry.vllm is None:
         raise CatalogError(
             f"{entry.label} is not served by vLLM: it runs inside mae's Perceptor (roles: "
-            f"{', '.join(entry.roles)}). Serve one of the Qwen2.5-VL models instead"
+            f"{', '.join(entry.roles)}). Serve one of the vision-language models instead "
+            "(`python -m mae models list`)"
+        )
+    if entry.hub_id is None and not options.weights:
+        raise CatalogError(
+            f"{entry.name} stands for any vision-language model: give it with --weights HUB_ID (for "
+            "example --weights OpenGVLab/InternVL3-8B) or a local model directory"
         )
     defaults = entry.vllm
+    if version is not None and version < version_tuple(defaults.min_version):
+        raise CatalogError(
+            f"{entry.label} needs vLLM {defaults.min_version} or newer, but "
+            f"{'.'.join(map(str, version))} is installed: `pip install -U vllm`"
+        )
     tp = options.tensor_parallel_size or defaults.tensor_parallel_size
     entry.check_tensor_parallel(tp)
     if options.weights:
         source = str(options.weights)
     else:
+        assert entry.hub_id is not None
         local = local_dir_for(entry.hub_id, environ)
         source = str(local) if (local / "config.json").is_file() else entry.hub_id
-    served = options.served_model_name or entry.hub_id
+    served = options.served_model_name or entry.hub_id or source
     util = options.gpu_memory_utilization or defaults.gpu_memory_utilization
     max_len = options.max_model_len or defaults.max_model_len
     images = options.images_per_prompt or defaults.images_per_prompt
@@ -179,6 +193,17 @@ def build_command(
             "--api-key-env takes the NAME of an environment variable (letters, digits and _, like "
             "LOCAL_VLLM_KEY), not the key itself"
         )
+    processor = (
+        ["--mm-processor-kwargs", json.dumps(defaults.mm_processor_kwargs)]
+        if defaults.mm_processor_kwargs
+        else []
+    )
+    by_version = [
+        arg
+        for extra in defaults.since
+        if version is None or version >= version_tuple(extra.version)
+        for arg in extra.args
+    ]
     argv = [
         "vllm",
         "serve",
@@ -199,13 +224,14 @@ def build_command(
         str(tp),
         "--limit-mm-per-prompt",
         _mm_limit(images, version),
-        "--mm-processor-kwargs",
-        json.dumps({"max_pixels": defaults.max_pixels}),
+        *processor,
         *defaults.extra_args,
+        *by_version,
         *options.extra_args,
     ]
     return ServeCommand(
         entry_name=entry.name,
+        coordinates=entry.coordinates,
         argv=argv,
         model_source=source,
         served_model_name=served,
@@ -228,6 +254,8 @@ def mae_env_lines(command: ServeCommand) -> list[str]:
         lines.append(f"export MAE_MODEL={shlex.quote(command.served_model_name)}")
     if command.api_key_env:
         lines.append(f"export MAE_API_KEY_ENV={command.api_key_env}")
+    if command.coordinates and family_convention(command.served_model_name) != command.coordinates:
+        lines.append(f"export MAE_COORDINATES={command.coordinates}")
     return lines
 
 
@@ -333,7 +361,7 @@ class ServerProcess:
     def wait_ready(
         self, timeout_s: float = 900.0, progress: Progress | None = None, api_key: str | None = None
     ) -> HealthReport:
-        """Wait until the server lists its model (see ``models.health.wait_for_model``)."""
+        """Wait until the server lists its model (see ``mae.serving.health.wait_for_model``)."""
         return wait_for_model(
             self.command.base_url,
             self.command.served_model_name,

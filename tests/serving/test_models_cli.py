@@ -12,8 +12,8 @@ import pytest
 from fake_gpu_tools import free_port, install_fake_nvidia_smi, install_fake_vllm, path_with
 
 from mae.cli import main
+from mae.serving.catalog import CATALOG, find, names
 from mae.testing.fake_model_server import FakeModelServer
-from models.catalog import names
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -179,3 +179,47 @@ def test_download(machine: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     code, _out, err = _run(capsys, "models", "download", "nonsense")
     assert code == 2 and "unknown model" in err
+
+
+def test_check_warns_when_the_configured_convention_does_not_match_the_family(
+    fake_server: FakeModelServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vLLM lists the served name and, as ``root``, the weights: a Qwen3-VL model under a neutral name,
+    with mae left on screen pixels (or told the wrong family), gets a warning naming the fix."""
+    fake_server.served_models = [
+        {"id": "phone-model", "object": "model", "root": "Qwen/Qwen3-VL-8B-Instruct"}
+    ]
+    monkeypatch.setenv("MAE_BACKBONE", "custom")
+    monkeypatch.setenv("MAE_BASE_URL", fake_server.base_url)
+    monkeypatch.setenv("MAE_MODEL", "phone-model")
+    code, _out, err = _run(capsys, "models", "check")
+    assert code == 0
+    assert "phone-model is a qwen3-vl model" in err and "configured for 'screen'" in err
+    assert "MAE_COORDINATES=qwen3-vl" in err
+    monkeypatch.setenv("MAE_COORDINATES", "qwen2.5-vl")  # the factor-28 trap
+    code, _out, err = _run(capsys, "models", "check")
+    assert code == 0 and "configured for 'qwen2.5-vl'" in err
+    monkeypatch.setenv("MAE_COORDINATES", "qwen3-vl")
+    code, _out, err = _run(capsys, "models", "check")
+    assert code == 0 and "warning" not in err
+    # served under its hub id, mae picks the family by itself
+    fake_server.served_models = [{"id": "mPLUG/GUI-Owl-7B", "object": "model", "root": "mPLUG/GUI-Owl-7B"}]
+    monkeypatch.delenv("MAE_COORDINATES")
+    monkeypatch.setenv("MAE_MODEL", "mPLUG/GUI-Owl-7B")
+    code, out, err = _run(capsys, "models", "check")
+    assert code == 0 and "mae uses this" in out and "warning" not in err
+
+
+@pytest.mark.parametrize("name", [e.name for e in CATALOG if e.vllm is not None])
+def test_dry_run_prints_the_command_for_every_servable_entry(
+    name: str, machine: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entry = find(name)
+    extra = [] if entry.hub_id else ["--weights", "OpenGVLab/InternVL3-8B"]
+    code, out, _err = _run(capsys, "models", "serve", name, "--dry-run", *extra)
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith(f"vllm serve {entry.hub_id or 'OpenGVLab/InternVL3-8B'} --host 127.0.0.1")
+    assert "export MAE_BACKBONE=vllm" in out
+    if entry.hub_id and entry.hub_id != "Qwen/Qwen2.5-VL-7B-Instruct":
+        assert f"export MAE_MODEL={entry.hub_id}" in out

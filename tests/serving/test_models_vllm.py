@@ -11,9 +11,10 @@ import pytest
 from fake_gpu_tools import free_port, install_fake_nvidia_smi, install_fake_vllm, path_with
 
 from mae.errors import ConfigError
-from models.catalog import CatalogEntry, CatalogError, find, servable
-from models.health import ServerNotReadyError
-from models.vllm import (
+from mae.llm.coordinates import convention
+from mae.serving.catalog import CatalogEntry, CatalogError, find, servable
+from mae.serving.health import ServerNotReadyError
+from mae.serving.vllm import (
     ServeOptions,
     VllmUnavailableError,
     build_command,
@@ -22,18 +23,18 @@ from models.vllm import (
     mae_env_lines,
     preflight,
 )
-from models.weights import WeightsError
+from mae.serving.weights import WeightsError
 
 
 def _flag(argv: list[str], name: str) -> str:
     return argv[argv.index(name) + 1]
 
 
-@pytest.mark.parametrize("entry", servable(), ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", [e for e in servable() if e.hub_id], ids=lambda e: e.name)
 def test_command_for_each_catalog_vlm(entry: CatalogEntry, tmp_path: Path) -> None:
     command = build_command(entry, environ={"MAE_MODELS_DIR": str(tmp_path)})
     argv = command.argv
-    assert entry.vllm is not None and entry.hub_id is not None
+    assert entry.vllm is not None and entry.hub_id is not None and entry.coordinates
     assert argv[:3] == ["vllm", "serve", entry.hub_id]
     assert _flag(argv, "--host") == "127.0.0.1"
     assert _flag(argv, "--port") == "8000"
@@ -43,11 +44,42 @@ def test_command_for_each_catalog_vlm(entry: CatalogEntry, tmp_path: Path) -> No
     assert int(_flag(argv, "--max-model-len")) == entry.vllm.max_model_len
     assert int(_flag(argv, "--tensor-parallel-size")) == entry.vllm.tensor_parallel_size
     assert json.loads(_flag(argv, "--limit-mm-per-prompt")) == {"image": 2, "video": 0}
-    assert json.loads(_flag(argv, "--mm-processor-kwargs")) == {"max_pixels": 1280 * 28 * 28}
+    # the server's image budget is the one mae resizes to (or, for UI-TARS, its documented own)
+    kwargs = json.loads(_flag(argv, "--mm-processor-kwargs"))
+    sent = convention(entry.coordinates).image
+    resize = convention(entry.coordinates).model_resize
+    assert kwargs["max_pixels"] == (resize.max_pixels if resize else sent.max_pixels)
+    assert kwargs["max_pixels"] >= sent.max_pixels
     assert command.base_url == "http://127.0.0.1:8000/v1"
     assert command.model_source == entry.hub_id
     assert command.display().startswith("vllm serve ")
     assert '\'{"image": 2, "video": 0}\'' in command.display()  # quoted for the shell
+
+
+def test_generic_entry_serves_the_weights_it_is_given(tmp_path: Path) -> None:
+    generic = find("generic-vlm")
+    with pytest.raises(CatalogError, match="--weights"):
+        build_command(generic, environ={"MAE_MODELS_DIR": str(tmp_path)})
+    command = build_command(generic, ServeOptions(weights="OpenGVLab/InternVL3-8B"), environ={})
+    assert command.argv[:3] == ["vllm", "serve", "OpenGVLab/InternVL3-8B"]
+    assert _flag(command.argv, "--served-model-name") == "OpenGVLab/InternVL3-8B"
+    assert "--mm-processor-kwargs" not in command.argv
+    assert "export MAE_COORDINATES=screen" in mae_env_lines(command)
+
+
+def test_flags_follow_the_vllm_version(tmp_path: Path) -> None:
+    env = {"MAE_MODELS_DIR": str(tmp_path)}
+    old = build_command(find("72b"), version=(0, 8, 5), environ=env).argv
+    new = build_command(find("72b"), version=(0, 11, 2), environ=env).argv
+    assert _flag(old, "--limit-mm-per-prompt") == "image=2"
+    assert "--mm-encoder-tp-mode" not in old
+    assert _flag(new, "--mm-encoder-tp-mode") == "data"
+    with pytest.raises(CatalogError, match=r"needs vLLM 0\.11\.0 or newer.*0\.10\.1"):
+        build_command(find("qwen3-vl-8b"), version=(0, 10, 1), environ=env)
+    assert (
+        build_command(find("qwen3-vl-8b"), version=(0, 11, 0), environ=env).argv[2]
+        == "Qwen/Qwen3-VL-8B-Instruct"
+    )
 
 
 def test_the_default_model_matches_the_vllm_preset(tmp_path: Path) -> None:
@@ -81,6 +113,7 @@ def test_options_override_the_catalog(tmp_path: Path) -> None:
         "export MAE_BACKBONE=vllm",
         "export MAE_BASE_URL=http://127.0.0.1:8123/v1",
         "export MAE_MODEL=qwen-small",
+        "export MAE_COORDINATES=qwen2.5-vl",  # "qwen-small" does not name its family
     ]
 
 

@@ -12,8 +12,8 @@ from threading import Thread
 import pytest
 from fake_gpu_tools import free_port
 
+from mae.serving.health import ServeError, ServerNotReadyError, list_models, log_tail, wait_for_model
 from mae.testing.fake_model_server import FakeModelServer
-from models.health import ServeError, ServerNotReadyError, list_models, log_tail, wait_for_model
 
 
 def test_ready_when_the_model_is_listed(fake_server: FakeModelServer) -> None:

@@ -1,5 +1,6 @@
 """The models mae knows for local use, with the facts needed to serve them on a GPU workstation.
 
+The catalog is data: ``models/catalog.toml`` (shipped in the wheel), read once at import.
 Memory figures are approximate, in GiB: bf16 weights are 2 bytes per parameter (detectors: fp32,
 4); the KV cache grows with the context length (``kv_cache_mb_per_1k_tokens``, for the whole model,
 split across tensor-parallel GPUs). ``recommended_gpu_gb`` is the GPU memory per GPU we suggest for the
@@ -8,11 +9,21 @@ recommended tensor-parallel size at the recommended context length, with room fo
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+import sys
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mae.errors import ConfigError
+from mae.llm.coordinates import CONVENTIONS
+from mae.resources import data_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
 
 ModelKind = Literal["vlm", "detector", "ocr"]
 Role = Literal["backbone", "captioner", "icons", "ocr"]
@@ -20,6 +31,15 @@ Role = Literal["backbone", "captioner", "icons", "ocr"]
 
 class CatalogError(ConfigError):
     """A model name is not in the catalog, or the model cannot be used the way it was asked."""
+
+
+class VersionArgs(BaseModel):
+    """Extra ``vllm serve`` arguments for vLLM versions from ``version`` on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str = Field(pattern=r"^\d+(\.\d+)*$")
+    args: tuple[str, ...]
 
 
 class VllmDefaults(BaseModel):
@@ -31,12 +51,19 @@ class VllmDefaults(BaseModel):
     images_per_prompt: int = Field(
         default=2, ge=1, description="the Action Reflector sends two screenshots (before/after)"
     )
-    max_pixels: int = Field(
-        default=1280 * 28 * 28, ge=1, description="Qwen image budget, same as mae's client-side smart_resize"
+    mm_processor_kwargs: dict[str, int] = Field(
+        default_factory=dict, description="server-side image budget, same as mae's client-side resize"
     )
     tensor_parallel_size: int = Field(default=1, ge=1, description="GPUs to split the model over by default")
     gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    min_version: str = Field(default="0.7.2", pattern=r"^\d+(\.\d+)*$", description="oldest vLLM serving it")
     extra_args: tuple[str, ...] = ()
+    since: tuple[VersionArgs, ...] = ()
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    """``"0.11.0"`` -> ``(0, 11, 0)``."""
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
 
 
 class CatalogEntry(BaseModel):
@@ -66,6 +93,10 @@ class CatalogEntry(BaseModel):
     )
     gpu_hints: tuple[str, ...] = ()
     vllm: VllmDefaults | None = None
+    coordinates: str | None = Field(
+        default=None, description="coordinate convention of a VLM (mae.llm.coordinates)"
+    )
+    needs_weights: bool = Field(default=False, description="generic entry: `models serve` needs --weights")
     notes: str = ""
 
     @property
@@ -99,130 +130,38 @@ class CatalogEntry(BaseModel):
             )
 
 
-def _kv_mb_per_1k(layers: int, kv_heads: int, head_dim: int = 128) -> float:
-    """KV cache in MiB per 1024 tokens in bf16: keys + values, every layer."""
-    return round(layers * kv_heads * head_dim * 2 * 2 * 1024 / 1024 / 1024, 1)
+CATALOG_FILE = data_dir("models") / "catalog.toml"
 
 
-_QWEN_NOTES = (
-    "Qwen2.5-VL answers coordinates in the resized image's pixels; mae's 'vllm' preset resizes "
-    "screenshots with the same smart_resize rule and maps coordinates back."
-)
+def load_catalog(path: Path | None = None) -> tuple[CatalogEntry, ...]:
+    """The entries of ``path`` (default: ``models/catalog.toml``); ``CatalogError`` saying what is wrong."""
+    path = path or CATALOG_FILE
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CatalogError(f"the model catalog {path} is missing; reinstall mae or restore it") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise CatalogError(f"the model catalog {path} cannot be read: {exc}") from None
+    entries: list[CatalogEntry] = []
+    for index, raw in enumerate(data.get("model", []), 1):
+        try:
+            entry = CatalogEntry.model_validate(raw)
+        except ValidationError as exc:
+            where = raw.get("name", f"entry {index}") if isinstance(raw, dict) else f"entry {index}"
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise CatalogError(f"{path}: {where}: {problems}") from None
+        if entry.coordinates is not None and entry.coordinates not in CONVENTIONS:
+            raise CatalogError(
+                f"{path}: {entry.name}: unknown coordinates {entry.coordinates!r}; "
+                f"use one of {', '.join(CONVENTIONS)}"
+            )
+        entries.append(entry)
+    if not entries:
+        raise CatalogError(f"{path} lists no [[model]] entries")
+    return tuple(entries)
 
-CATALOG: tuple[CatalogEntry, ...] = (
-    CatalogEntry(
-        name="qwen2.5-vl-3b",
-        aliases=("3b", "qwen-3b"),
-        label="Qwen2.5-VL-3B-Instruct",
-        kind="vlm",
-        hub_id="Qwen/Qwen2.5-VL-3B-Instruct",
-        roles=("captioner", "backbone"),
-        params_b=3.75,
-        weights_gb=7.0,
-        kv_cache_mb_per_1k_tokens=_kv_mb_per_1k(layers=36, kv_heads=2),
-        attention_heads=16,
-        vision_heads=16,
-        recommended_gpu_gb=16,
-        gpu_hints=("one 16 GB GPU (RTX 4080, A4000, T4 at 16k context)",),
-        vllm=VllmDefaults(max_model_len=16384),
-        notes="Good icon captioner; too weak as the planning backbone for multi-app tasks. " + _QWEN_NOTES,
-    ),
-    CatalogEntry(
-        name="qwen2.5-vl-7b",
-        aliases=("7b", "qwen-7b", "default"),
-        label="Qwen2.5-VL-7B-Instruct",
-        kind="vlm",
-        hub_id="Qwen/Qwen2.5-VL-7B-Instruct",
-        roles=("backbone", "captioner"),
-        params_b=8.29,
-        weights_gb=15.4,
-        kv_cache_mb_per_1k_tokens=_kv_mb_per_1k(layers=28, kv_heads=4),
-        attention_heads=28,
-        vision_heads=16,
-        recommended_gpu_gb=24,
-        gpu_hints=(
-            "one 24 GB GPU (RTX 3090/4090, A5000, L4)",
-            "two 16 GB GPUs with --tensor-parallel-size 2",
-        ),
-        vllm=VllmDefaults(max_model_len=32768),
-        notes="Default of the 'vllm' backbone preset. " + _QWEN_NOTES,
-    ),
-    CatalogEntry(
-        name="qwen2.5-vl-32b",
-        aliases=("32b", "qwen-32b"),
-        label="Qwen2.5-VL-32B-Instruct",
-        kind="vlm",
-        hub_id="Qwen/Qwen2.5-VL-32B-Instruct",
-        roles=("backbone",),
-        params_b=33.5,
-        weights_gb=62.4,
-        kv_cache_mb_per_1k_tokens=_kv_mb_per_1k(layers=64, kv_heads=8),
-        attention_heads=40,
-        vision_heads=16,
-        recommended_gpu_gb=80,
-        gpu_hints=(
-            "one 80 GB GPU (A100/H100 80GB) with --gpu-memory-utilization 0.95",
-            "two 48 GB GPUs (A6000, L40S) with --tensor-parallel-size 2",
-        ),
-        vllm=VllmDefaults(max_model_len=32768, gpu_memory_utilization=0.95),
-        notes=_QWEN_NOTES,
-    ),
-    CatalogEntry(
-        name="qwen2.5-vl-72b",
-        aliases=("72b", "qwen-72b"),
-        label="Qwen2.5-VL-72B-Instruct",
-        kind="vlm",
-        hub_id="Qwen/Qwen2.5-VL-72B-Instruct",
-        roles=("backbone",),
-        params_b=73.4,
-        weights_gb=136.7,
-        kv_cache_mb_per_1k_tokens=_kv_mb_per_1k(layers=80, kv_heads=8),
-        attention_heads=64,
-        vision_heads=16,
-        recommended_gpu_gb=80,
-        gpu_hints=(
-            "four 80 GB GPUs with --tensor-parallel-size 4",
-            "two 141 GB GPUs (H200) with --tensor-parallel-size 2",
-        ),
-        vllm=VllmDefaults(max_model_len=32768, tensor_parallel_size=4, gpu_memory_utilization=0.95),
-        notes="Closest open model to the paper's GPT-4o results. " + _QWEN_NOTES,
-    ),
-    CatalogEntry(
-        name="grounding-dino-tiny",
-        aliases=("groundingdino", "dino-tiny", "gdino-tiny"),
-        label="GroundingDINO tiny",
-        kind="detector",
-        hub_id="IDEA-Research/grounding-dino-tiny",
-        roles=("icons",),
-        params_b=0.17,
-        weights_gb=0.65,
-        recommended_gpu_gb=2,
-        gpu_hints=("about 1-2 GB next to the VLM (fp32); also runs on CPU, slowly",),
-        notes="Icon grounding for the Perceptor (MAE_ICONS=groundingdino); default MAE_GROUNDINGDINO_MODEL.",
-    ),
-    CatalogEntry(
-        name="grounding-dino-base",
-        aliases=("dino-base", "gdino-base"),
-        label="GroundingDINO base",
-        kind="detector",
-        hub_id="IDEA-Research/grounding-dino-base",
-        roles=("icons",),
-        params_b=0.23,
-        weights_gb=0.87,
-        recommended_gpu_gb=2,
-        gpu_hints=("about 1.5-2.5 GB next to the VLM (fp32)",),
-        notes="Slightly better boxes than tiny: MAE_GROUNDINGDINO_MODEL=IDEA-Research/grounding-dino-base.",
-    ),
-    CatalogEntry(
-        name="rapidocr",
-        aliases=("ocr", "pp-ocr"),
-        label="RapidOCR (PP-OCR, ONNX)",
-        kind="ocr",
-        hub_id=None,
-        roles=("ocr",),
-        notes="Bundled in the rapidocr-onnxruntime wheel: nothing to download; CPU, ~0.5 s a screen.",
-    ),
-)
+
+CATALOG: tuple[CatalogEntry, ...] = load_catalog()
 
 
 def names() -> list[str]:

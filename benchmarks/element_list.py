@@ -1,0 +1,251 @@
+"""Benchmark the element list the agents read, before and after the accessibility tree and the tidy-up.
+
+Replays the reference actions of the virtual suite's tasks and perceives every distinct screen twice
+with the same OCR and icon detector: ``before`` (vision only, no tidy-up: the old list) and ``after``
+(the virtual phone's accessibility tree fused in, keyboard collapsed, noise dropped). Reports:
+
+- icon elements with a name (share, after; target >= 90 %);
+- element lines and tokens per screen, all screens and screens with the keyboard shown (target:
+  lines down >= 40 % with the keyboard shown); tokens are counted as words and punctuation marks;
+- recall of what tasks need: for every distinct target a reference ``Tap`` hits, an element whose
+  centre lies in it, and an element whose text names it (the label drawn inside it, or its icon's
+  name); these must not drop;
+- caption requests per task if captions were on (icons with no a11y name; a cache as in a run).
+
+    python benchmarks/element_list.py               # summary
+    python benchmarks/element_list.py --json --screens 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import statistics
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PIL import Image
+
+from mae.actions import Tap, parse_action_text, resolve_call
+from mae.device.virtual import VirtualPhone
+from mae.eval.virtual_suite import load_task_suite
+from mae.perception import Element, Perception, Perceptor
+from mae.perception.a11y import A11yTree, TreeSource
+from mae.perception.captions import CaptionCache, CaptionJob
+from mae.perception.icons import make_icon_detector
+from mae.perception.ocr import make_ocr
+from mae.perception.tidy import in_status_bar
+
+
+class CountingCaptioner:
+    """Answers every caption request with a placeholder and counts the requests (no model needed)."""
+
+    def __init__(self, cache: CaptionCache) -> None:
+        self.cache = cache
+        self.requests = 0
+
+    def caption(self, image: Image.Image, icons: Sequence[Element]) -> tuple[list[str], list[str]]:
+        job = CaptionJob(image, icons, self.cache)
+        if not job.missing:
+            return job.captions, []
+        self.requests += 1
+        reply = json.dumps({str(i + 1): f"icon {i + 1}" for i in range(len(job.missing))})
+        return job.finish(reply), []
+
+
+class Shot:
+    def __init__(self, task: str, image: Image.Image, keyboard: bool, tree: A11yTree) -> None:
+        self.task = task
+        self.image = image
+        self.keyboard = keyboard
+        self.tree = tree
+        self.needed: list[tuple[int, int, int, int]] = []
+        self.labels: list[str] = []
+
+    def tree_source(self) -> A11yTree:
+        return self.tree
+
+
+def collect(limit: int) -> list[Shot]:
+    """Distinct screens of the reference replays, each with the targets its Taps hit."""
+    shots: dict[str, Shot] = {}
+    for task in load_task_suite():
+        phone = VirtualPhone()
+        for text in ["Home()", *task.reference_actions]:
+            image = phone.screenshot()
+            digest = hashlib.sha1(image.tobytes()).hexdigest()
+            if digest not in shots and len(shots) < limit:
+                shots[digest] = Shot(task.id, image, phone.keyboard_active(), phone.ui_tree())
+            for step in resolve_call(parse_action_text(text), {}, phone.screen_size()):
+                if isinstance(step, Tap) and digest in shots:
+                    target = phone._frame.target_at(step.x, step.y)
+                    needed = shots[digest].needed
+                    if (
+                        target is not None
+                        and target.box not in needed
+                        and not in_status_bar(Element(kind="icon", box=target.box), image.height)
+                    ):
+                        needed.append(target.box)
+                        inside = [
+                            e.text
+                            for e in phone.ground_truth()
+                            if target.box[0] <= e.center[0] < target.box[2]
+                            and target.box[1] <= e.center[1] < target.box[3]
+                            and e.text
+                        ]
+                        shots[digest].labels.append(inside[0] if inside else target.label)
+                step.execute(phone)
+    return list(shots.values())
+
+
+def tokens(text: str) -> int:
+    return len(re.findall(r"\w+|[^\w\s]", text))
+
+
+def covered(perception: Perception, box: tuple[int, int, int, int]) -> bool:
+    return any(box[0] <= e.center[0] < box[2] and box[1] <= e.center[1] < box[3] for e in perception.elements)
+
+
+def squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def named(perception: Perception, label: str) -> bool:
+    """Whether the list names ``label`` (an element whose text holds it, or is held by it)."""
+    key = squash(label)
+    return any(
+        key and (key in squash(e.text) or (squash(e.text) and squash(e.text) in key))
+        for e in perception.elements
+    )
+
+
+def mean(values: list[float]) -> float:
+    return round(statistics.fmean(values), 1) if values else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--screens", type=int, default=40, help="distinct screens at most (default 40)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args(argv)
+
+    shots = collect(args.screens)
+    ocr, icons = make_ocr("rapidocr"), make_icon_detector("contour")
+    before = Perceptor(ocr, icons, a11y="off", tidy=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        captioners = {
+            "a11y_on": CountingCaptioner(CaptionCache(Path(tmp) / "on.json")),
+            "a11y_off": CountingCaptioner(CaptionCache(Path(tmp) / "off.json")),
+        }
+        after = Perceptor(ocr, icons, captioners["a11y_on"])
+        vision = Perceptor(ocr, icons, captioners["a11y_off"], a11y="off")
+        rows: list[dict[str, Any]] = []
+        missed: list[str] = []
+        requests: dict[str, dict[str, int]] = {"a11y_on": {}, "a11y_off": {}}
+        for shot in shots:
+            old = before.perceive(shot.image, shot.keyboard)
+            for name, perceptor in (("a11y_on", after), ("a11y_off", vision)):
+                sent = captioners[name].requests
+                source: TreeSource | None = shot.tree_source if name == "a11y_on" else None
+                new = perceptor.perceive(shot.image, shot.keyboard, tree=source)
+                requests[name][shot.task] = (
+                    requests[name].get(shot.task, 0) + captioners[name].requests - sent
+                )
+                if name == "a11y_on":
+                    fused = new
+            for box in shot.needed:
+                if not covered(fused, box):
+                    found_before = "found" if covered(old, box) else "missed"
+                    missed.append(f"{shot.task}: target {list(box)} ({found_before} before)")
+            rows.append(
+                {
+                    "keyboard": shot.keyboard,
+                    "tree": fused.a11y,
+                    "lines": (len(old.describe().splitlines()), len(fused.describe().splitlines())),
+                    "tokens": (tokens(old.describe()), tokens(fused.describe())),
+                    "icons": len(fused.icons),
+                    "named": sum(1 for e in fused.icons if e.text and e.named_by != "caption"),
+                    "needed": len(shot.needed),
+                    "hit": (
+                        sum(covered(old, b) for b in shot.needed),
+                        sum(covered(fused, b) for b in shot.needed),
+                    ),
+                }
+            )
+
+    def block(selected: list[dict[str, Any]]) -> dict[str, Any]:
+        lines_b = [r["lines"][0] for r in selected]
+        lines_a = [r["lines"][1] for r in selected]
+        tok_b = [r["tokens"][0] for r in selected]
+        tok_a = [r["tokens"][1] for r in selected]
+        return {
+            "screens": len(selected),
+            "lines_before": mean(lines_b),
+            "lines_after": mean(lines_a),
+            "lines_change": round(sum(lines_a) / max(1, sum(lines_b)) - 1, 3),
+            "tokens_before": mean(tok_b),
+            "tokens_after": mean(tok_a),
+            "tokens_change": round(sum(tok_a) / max(1, sum(tok_b)) - 1, 3),
+        }
+
+    with_tree = [r for r in rows if r["tree"]]
+    icons_total = sum(r["icons"] for r in with_tree)
+    needed = sum(r["needed"] for r in rows)
+    report = {
+        "screens": len(rows),
+        "screens_with_tree": len(with_tree),
+        "icon_name_share_a11y_no_captions": round(
+            sum(r["named"] for r in with_tree) / max(1, icons_total), 3
+        ),
+        "icons_on_tree_screens": icons_total,
+        "all": block(rows),
+        "keyboard": block([r for r in rows if r["keyboard"]]),
+        "needed_targets": needed,
+        "recall_before": round(sum(r["hit"][0] for r in rows) / max(1, needed), 4),
+        "recall_after": round(sum(r["hit"][1] for r in rows) / max(1, needed), 4),
+        "missed_after": missed,
+        "label_recall_before": round(sum(r["labels"][0] for r in rows) / max(1, needed), 4),
+        "label_recall_after": round(sum(r["labels"][1] for r in rows) / max(1, needed), 4),
+        "caption_requests_per_task": {
+            name: round(statistics.fmean(per.values()), 2) if per else 0.0 for name, per in requests.items()
+        },
+    }
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"{report['screens']} virtual screens ({report['screens_with_tree']} with a usable a11y tree)")
+    print(
+        f"  icons with a name (a11y on, no captions): {report['icon_name_share_a11y_no_captions']:.1%} "
+        f"of {icons_total}"
+    )
+    for key in ("all", "keyboard"):
+        b = report[key]
+        print(
+            f"  {key:<8} {b['screens']:>3} screens: lines {b['lines_before']} -> {b['lines_after']} "
+            f"({b['lines_change']:+.0%}), tokens {b['tokens_before']} -> {b['tokens_after']} "
+            f"({b['tokens_change']:+.0%})"
+        )
+    print(
+        f"  tapped targets present: before {report['recall_before']:.1%}, after {report['recall_after']:.1%} "
+        f"of {needed}"
+    )
+    print(
+        f"  tapped targets' labels in the list: before {report['label_recall_before']:.1%}, "
+        f"after {report['label_recall_after']:.1%}"
+    )
+    for line in missed:
+        print(f"    not in the list after: {line}")
+    caps = report["caption_requests_per_task"]
+    print(f"  caption requests per task: a11y on {caps['a11y_on']}, a11y off {caps['a11y_off']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""The virtual phone's accessibility tree, built from its own widgets (what ``uiautomator dump`` gives).
+
+Every tap target becomes a clickable node (editable for text fields): labelled by the texts drawn
+inside it, or, for an icon-only button, by a content description (its caption). Texts outside targets
+become plain text nodes, drawn icons image nodes. The status bar and the keyboard are other windows
+on a real phone, so they are not in the tree. Realistic gaps, so that fusion and fallback are both
+exercised:
+
+- ``UNLABELLED_ICON_APPS``: icon-only buttons without a content description (a common a11y bug);
+- ``WEBVIEW_APPS``: the whole screen is one WebView node with nothing inside (no usable tree).
+"""
+
+from __future__ import annotations
+
+from mae.device.virtual import theme
+from mae.device.virtual.canvas import Frame
+from mae.perception.a11y import A11yNode, A11yTree
+from mae.perception.elements import Box, Element
+
+UNLABELLED_ICON_APPS = frozenset({"Walmart"})
+WEBVIEW_APPS = frozenset({"Chrome"})
+
+
+def _inside(box: Box, element: Element) -> bool:
+    x, y = element.center
+    return box[0] <= x < box[2] and box[1] <= y < box[3]
+
+
+def build_tree(frame: Frame, app: str, package: str, keyboard: bool) -> A11yTree:
+    """The tree of ``frame`` as app ``app`` (``""`` on the home screen) exposes it."""
+    width, height = frame.width, frame.height
+    k = width / theme.DESIGN_WIDTH
+    if app in WEBVIEW_APPS:
+        webview = A11yNode(class_name="android.webkit.WebView", package=package, bounds=(0, 0, width, height))
+        return A11yTree(source="virtual", nodes=[webview])
+    top = round(theme.STATUS_H * k)
+    bottom = height
+    if keyboard:
+        bottom = round((height / k - theme.NAV_H - theme.KEYBOARD_H) * k)
+
+    def shown(box: Box) -> bool:
+        y = (box[1] + box[3]) // 2
+        return top <= y < bottom or (keyboard and y >= bottom + round(theme.KEYBOARD_H * k))
+
+    nodes: list[A11yNode] = []
+    claimed: set[int] = set()
+    for target in frame.targets:
+        if not shown(target.box):
+            continue
+        inside = [i for i, e in enumerate(frame.elements) if _inside(target.box, e)]
+        claimed.update(inside)
+        texts = [frame.elements[i].text for i in inside if frame.elements[i].kind == "text"]
+        glyphs = [frame.elements[i] for i in inside if frame.elements[i].kind == "icon"] if texts else []
+        editable = target.role == "edit"
+        desc = "" if texts else target.label
+        if app in UNLABELLED_ICON_APPS and not texts:
+            desc = ""
+        nodes.append(
+            A11yNode(
+                text=" ".join(texts),
+                content_desc=desc,
+                class_name="android.widget.EditText" if editable else "android.widget.Button",
+                package=package,
+                clickable=True,
+                editable=editable,
+                bounds=target.box,
+            )
+        )
+        for glyph in glyphs:  # an icon beside a button's text (the magnifier in a search box)
+            nodes.append(
+                A11yNode(
+                    content_desc="" if app in UNLABELLED_ICON_APPS else glyph.text,
+                    class_name="android.widget.ImageView",
+                    package=package,
+                    bounds=glyph.box,
+                )
+            )
+    for index, element in enumerate(frame.elements):
+        if index in claimed or not shown(element.box):
+            continue
+        is_text = element.kind == "text"
+        nodes.append(
+            A11yNode(
+                text=element.text if is_text else "",
+                content_desc="" if is_text or app in UNLABELLED_ICON_APPS else element.text,
+                class_name="android.widget.TextView" if is_text else "android.widget.ImageView",
+                package=package,
+                bounds=element.box,
+            )
+        )
+    if frame.scroll is not None:
+        nodes.append(
+            A11yNode(
+                class_name="android.widget.ScrollView",
+                package=package,
+                scrollable=True,
+                bounds=frame.scroll.box,
+            )
+        )
+    return A11yTree(source="virtual", nodes=nodes)

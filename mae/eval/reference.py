@@ -1,0 +1,190 @@
+"""Reference actions of virtual tasks, compiled from a readable plan on a live phone.
+
+A task's ``plan`` names what a person does in words the phone understands (``open Maps``,
+``tap Search here``, ``type thai restaurants urbana``, ``enter``, ``see maps:review:thai-spice:3``).
+``compile_plan`` runs the plan on a phone and writes down the atomic operations it took, coordinates
+included, plus whatever the phone's realism demanded on the way: closing pop-ups, waiting for a
+spinner, scrolling to a result further down, closing the keyboard to reach what it covers. Each
+operation carries why it was needed, so a policy can be derived from it (e.g. one that never
+dismisses pop-ups).
+
+    python -m mae.eval.reference --write     # refresh reference_actions in the suite files
+    python -m mae.eval.reference --check     # exit 1 when a stored sequence is out of date
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from mae.actions import parse_action_text, resolve_call, run_steps
+from mae.device.virtual.phone import VirtualPhone
+from mae.device.virtual.realism import DISMISS_LABELS
+from mae.errors import MaeError
+
+Reason = Literal["plan", "dismiss", "wait", "scroll", "keyboard"]
+MAX_SCROLLS = 30
+MAX_CLEARS = 12
+WAIT_S = 3
+NAV_LABELS = ("back button", "home button", "recent apps button")
+
+
+class PlanError(MaeError):
+    """A plan step could not be carried out on the phone (a label not found, a list end reached)."""
+
+
+@dataclass(frozen=True)
+class RefAction:
+    """One atomic operation of a reference sequence and why it is there."""
+
+    text: str
+    reason: Reason
+
+
+class _Recorder:
+    def __init__(self, phone: VirtualPhone) -> None:
+        self.phone = phone
+        self.actions: list[RefAction] = []
+
+    def do(self, text: str, reason: Reason) -> None:
+        run_steps(self.phone, resolve_call(parse_action_text(text), {}, self.phone.screen_size()))
+        self.actions.append(RefAction(text, reason))
+
+    # ---------------------------------------------------------------- realism
+    def clear(self) -> None:
+        """Wait out spinners and dismiss dialogs until the app in front is usable."""
+        for _ in range(MAX_CLEARS):
+            app = self.phone.current_app
+            if app is None:
+                return
+            if self.phone.realism.busy(app.label):
+                self.do(f"Wait({WAIT_S})", "wait")
+            elif self.phone.realism.dialog(app.label) is not None:
+                self.do(self._tap_text(self._dismiss_target()), "dismiss")
+            else:
+                return
+        raise PlanError("the app kept showing dialogs or spinners")
+
+    def _dismiss_target(self) -> tuple[int, int, int, int]:
+        targets = dict(reversed(self.phone.tap_targets()))
+        for label in DISMISS_LABELS:
+            if label in targets:
+                return targets[label]
+        raise PlanError("a dialog has no button that dismisses it")
+
+    # ---------------------------------------------------------------- finding things
+    def _find(self, label: str) -> tuple[int, int, int, int] | None:
+        for name, box in self.phone.tap_targets():
+            if name == label and name not in NAV_LABELS:
+                return box
+        return None
+
+    @staticmethod
+    def _tap_text(box: tuple[int, int, int, int]) -> str:
+        left, top, right, bottom = box
+        return f"Tap({(left + right) // 2}, {(top + bottom) // 2})"
+
+    def scroll(self, reason: Reason, down: bool = True) -> bool:
+        """One swipe in the list; False when there is no list or it did not move."""
+        box = self.phone.scroll_box()
+        if box is None:
+            return False
+        left, top, right, bottom = box
+        x, high, low = (left + right) // 2, top + (bottom - top) * 3 // 4, top + (bottom - top) // 4
+        y1, y2 = (high, low) if down else (low, high)
+        self.do(f"Swipe({x}, {y1}, {x}, {y2})", reason)
+        return "scrolled" in self.phone.log[-1].effect
+
+    def reach(self, check: Callable[[], bool], what: str) -> None:
+        """Close the keyboard or scroll until ``check()`` is true."""
+        if check():
+            return
+        if self.phone.keyboard_active():
+            self.do("Back()", "keyboard")
+            if check():
+                return
+        for down in (True, False):
+            for _ in range(MAX_SCROLLS):
+                if not self.scroll("scroll", down=down):
+                    break
+                self.clear()
+                if check():
+                    return
+        raise PlanError(f"could not find {what!r} on {self.phone.screen_name}")
+
+    # ---------------------------------------------------------------- plan steps
+    def step(self, step: str) -> None:
+        verb, _, arg = step.strip().partition(" ")
+        if verb == "open":
+            self.do(f"Open_App({_quote(arg)})", "plan")
+            return
+        self.clear()
+        if verb == "tap":
+            self.reach(lambda: self._find(arg) is not None, arg)
+            box = self._find(arg)
+            assert box is not None
+            self.do(self._tap_text(box), "plan")
+        elif verb == "see":
+            self.reach(lambda: arg in self.phone.seen_now(), arg)
+        elif verb == "type":
+            self.do(f"Type({_quote(arg)})", "plan")
+        elif verb == "scroll":
+            self.scroll("plan", down=arg != "up")
+        elif verb in ("enter", "back", "home", "wait"):
+            call = {"enter": "Enter()", "back": "Back()", "home": "Home()", "wait": f"Wait({WAIT_S})"}[verb]
+            self.do(call, "plan")
+        else:
+            raise PlanError(
+                f"unknown plan step {step!r}; use open, tap, see, type, scroll, enter, back, home"
+            )
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def compile_plan(plan: list[str], phone: VirtualPhone) -> list[RefAction]:
+    """Carry out ``plan`` on ``phone`` (already prepared for the task) and return what it took."""
+    recorder = _Recorder(phone)
+    for index, step in enumerate(plan, 1):
+        try:
+            recorder.step(step)
+        except PlanError as exc:
+            raise PlanError(f"plan step {index} ({step!r}): {exc}") from None
+    recorder.clear()
+    return recorder.actions
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    from mae.eval.virtual_suite import SUITE_FILES, VirtualTask
+
+    parser = argparse.ArgumentParser(description="Compile the reference actions of the virtual suites.")
+    parser.add_argument("--write", action="store_true", help="store them in the suite files")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a stored sequence is out of date")
+    args = parser.parse_args(argv)
+    stale: list[str] = []
+    for path in SUITE_FILES.values():
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        before = len(stale)
+        for entry in raw["tasks"]:
+            task = VirtualTask.model_validate(entry)
+            if not task.plan:
+                continue
+            actions = [a.text for a in task.compile_reference()]
+            if actions != entry.get("reference_actions"):
+                stale.append(task.task_id)
+                entry["reference_actions"] = actions
+            print(f"{task.task_id}: {len(actions)} operations")
+        if args.write and len(stale) > before:
+            path.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if stale:
+        print(("updated: " if args.write else "out of date: ") + ", ".join(stale))
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

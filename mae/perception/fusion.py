@@ -1,0 +1,111 @@
+"""Fusing the accessibility tree with OCR and icon detection.
+
+- An icon box inside a small labelled node takes the node's label (``named_by="a11y"``) and, when the
+  node is clickable, the role ``button``.
+- OCR text keeps its own coordinates (a node's bounds are often a whole row); text inside an editable
+  node becomes a ``field``.
+- A clickable or editable node with a label and nothing seen inside it is added as an element of its
+  own (icons drawn too faintly for the detector, controls OCR could not read).
+- With a tree, an unnamed icon outside every clickable node is decoration (map texture, dividers,
+  badges) and is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mae.perception.a11y import A11yNode, A11yTree
+from mae.perception.elements import Element
+from mae.perception.geometry import box_area, reading_order
+
+ICON_NODE_RATIO = 8.0
+"""A node names an icon only when it is at most this many times the icon's area (not a whole row)."""
+
+
+def _contains(node: A11yNode, point: tuple[int, int]) -> bool:
+    left, top, right, bottom = node.bounds
+    return left <= point[0] < right and top <= point[1] < bottom
+
+
+def _smallest(nodes: Sequence[A11yNode], element: Element, limit: float) -> A11yNode | None:
+    """The smallest of ``nodes`` holding the element's centre and at most ``limit`` times its area."""
+    area = max(1, box_area(element.box))
+    fits = [n for n in nodes if _contains(n, element.center) and n.area <= limit * area]
+    return min(fits, key=lambda n: n.area) if fits else None
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _namer(nodes: Sequence[A11yNode], element: Element, seen: Sequence[Element]) -> A11yNode | None:
+    """The node that names ``element``: the smallest holding its centre that is either small (at most
+    ``ICON_NODE_RATIO`` times the element) or holds nothing else that was seen (a wide nav button)."""
+    area = max(1, box_area(element.box))
+    fits = sorted((n for n in nodes if _contains(n, element.center)), key=lambda n: n.area)
+    for node in fits:
+        if node.area <= ICON_NODE_RATIO * area:
+            return node
+        if not any(other is not element and _contains(node, other.center) for other in seen):
+            return node
+    return None
+
+
+def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
+    """``elements`` (OCR texts and detected icons) named and typed by ``tree``, plus unseen controls."""
+    # A node names an icon when it describes an image (content description) or is a labelled control;
+    # a plain text view next to a map pin does not name the pin.
+    naming = [n for n in tree.nodes if n.content_desc.strip() or ((n.clickable or n.editable) and n.label)]
+    clickable = [n for n in tree.nodes if n.clickable or n.editable]
+    editable = [n for n in tree.nodes if n.editable]
+    texts = [e for e in elements if e.kind == "text"]
+    fused: list[Element] = []
+    for element in elements:
+        if element.kind == "text":
+            if any(_contains(n, element.center) for n in editable):
+                fused.append(element.model_copy(update={"role": "field"}))
+            elif _smallest(clickable, element, ICON_NODE_RATIO) is not None:
+                fused.append(element.model_copy(update={"role": "button"}))
+            else:
+                fused.append(element)
+            continue
+        control = _namer(clickable, element, elements)
+        named = _namer(naming, element, elements)
+        update: dict[str, object] = {}
+        if named is not None and not element.text:
+            label = named.label
+            box = element.box
+            # The outline of a labelled chip or button, found as an icon: its text already says it.
+            if any(
+                _norm(t.text) == _norm(label)
+                and box[0] <= t.center[0] < box[2]
+                and box[1] <= t.center[1] < box[3]
+                for t in texts
+            ):
+                continue
+            update.update(text=label, named_by="a11y")
+        if control is not None:
+            update["role"] = "field" if control.editable else "button"
+        elif not (element.text or update.get("text")) and not any(
+            _contains(n, element.center) for n in clickable
+        ):
+            continue  # unnamed and not interactive: decoration
+        fused.append(element.model_copy(update=update) if update else element)
+    for node in clickable:
+        if not node.label:
+            continue
+        if any(_contains(node, e.center) for e in fused):
+            continue
+        fused.append(
+            Element(
+                kind="text" if node.text and not node.content_desc else "icon",
+                text=node.label,
+                box=node.bounds,
+                source=tree.source,
+                role="field" if node.editable else "button",
+                named_by="a11y",
+            )
+        )
+    fused_texts = [e for e in fused if e.kind == "text"]
+    icons = [e for e in fused if e.kind != "text"]
+    return [*reading_order(fused_texts), *reading_order(icons)]

@@ -1,0 +1,181 @@
+"""Cleaning the element list a model reads: the Perceptor's last stage.
+
+- Status-bar glyphs (clock, signal, battery) are dropped: no task taps them.
+- Star-rating glyphs are not text: ``★★★★☆`` is dropped, ``4.5 ★★★★☆`` keeps ``4.5``.
+- Glyph-only OCR junk (``.`` for a magnifier, ``口`` for a bookmark) becomes an unnamed icon; a stray
+  glyph before a Latin label (``天 46 min``) is cut off.
+- With the keyboard shown, its keys collapse into one line (``Perception.keyboard_collapsed``).
+- Without an accessibility tree, unnamed icons packed in a two-dimensional cluster with no text near
+  them (road crossings on a map, texture) are dropped; rows of toolbar icons are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mae.perception.elements import Element
+from mae.perception.geometry import box_area
+
+STATUS_BAR_SHARE = 0.045
+"""The status bar's height as a share of the screen height (24-48 dp on phones)."""
+STARS = "★☆✩✪✫✬✭✮✯⭐⯨⯪"
+KEY_ROW_MIN = 5
+"""Elements in one row that make a keyboard row (letters, or keys as icons)."""
+_LATIN = re.compile(r"[A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Tidied:
+    elements: list[Element]
+    keyboard_collapsed: bool
+
+
+def _height(element: Element) -> int:
+    return max(1, element.box[3] - element.box[1])
+
+
+def in_status_bar(element: Element, height: int) -> bool:
+    limit = STATUS_BAR_SHARE * height
+    return element.box[3] <= limit * 1.1 and element.center[1] < limit
+
+
+def _strip_stars(text: str) -> str:
+    return " ".join(text.translate({ord(c): " " for c in STARS}).split())
+
+
+def _is_glyph(text: str) -> bool:
+    """Text no label would be: no letter or digit at all, or one non-Latin character alone."""
+    squashed = "".join(text.split())
+    if not squashed:
+        return True
+    if not any(ch.isalnum() for ch in squashed):
+        return True
+    return len(squashed) == 1 and not _LATIN.match(squashed)
+
+
+def _strip_leading_glyph(text: str) -> str:
+    """``天 46 min`` -> ``46 min``: a lone non-Latin character before a Latin label is an icon misread."""
+    head, _, rest = text.partition(" ")
+    if len(head) == 1 and not head.isascii() and rest and rest.isascii() and _LATIN.search(rest):
+        return rest
+    return text
+
+
+def clean_text(element: Element) -> Element | None:
+    """A text element with rating stars and stray glyphs removed; an icon for glyph-only junk."""
+    if element.kind != "text" or element.named_by == "a11y":
+        return element
+    text = _strip_leading_glyph(_strip_stars(element.text))
+    if _is_glyph(text):
+        left, top, right, bottom = element.box
+        width, height = right - left, bottom - top
+        if any(ch in STARS for ch in element.text) or min(width, height) < 12:
+            return None
+        if max(width, height) > 2.5 * min(width, height):
+            return None  # a stroke or a row of dots, not an icon
+        return element.model_copy(update={"kind": "icon", "text": "", "named_by": ""})
+    if text != element.text:
+        return element.model_copy(update={"text": text})
+    return element
+
+
+def keyboard_band(elements: Sequence[Element], height: int) -> tuple[int, int] | None:
+    """Top and bottom of the on-screen keyboard, found as rows of one-character keys in the lower half."""
+    keys = [
+        e
+        for e in elements
+        if e.center[1] > height * 0.45 and (e.kind == "icon" or len("".join(e.text.split())) <= 1)
+    ]
+    rows: list[list[Element]] = []
+    for key in sorted(keys, key=lambda e: e.center[1]):
+        if rows and abs(key.center[1] - rows[-1][0].center[1]) <= _height(rows[-1][0]) * 0.6:
+            rows[-1].append(key)
+        else:
+            rows.append([key])
+    full = [row for row in rows if len(row) >= KEY_ROW_MIN]
+    if len(full) < 2:
+        return None
+    centres = [sum(e.center[1] for e in row) / len(row) for row in full]
+    pitch = (centres[-1] - centres[0]) / (len(full) - 1)
+    top = int(centres[0] - 0.6 * pitch)
+    bottom = int(centres[-1] + 1.4 * pitch)  # the space-bar row, not the navigation bar below it
+    return top, bottom
+
+
+def _labelled_below(icon: Element, texts: Sequence[Element]) -> bool:
+    """Whether a text sits right under (or inside) ``icon``: an app or tab label, so not texture."""
+    size = max(_height(icon), icon.box[2] - icon.box[0])
+    left, top, right, bottom = icon.box
+    for t in texts:
+        x, y = t.center
+        if left <= x < right and top <= y < bottom:
+            return True
+        if (
+            left - size / 2 <= x <= right + size / 2
+            and bottom - 0.2 * size <= t.box[1] <= bottom + 0.8 * size
+        ):
+            return True
+    return False
+
+
+def _map_clutter(elements: Sequence[Element], height: int) -> set[int]:
+    """Indexes of small unnamed icons laid out in a 2-D grid with no labels (road crossings, texture).
+
+    A toolbar is one row and a settings list one column, so neither counts; an app grid has labels.
+    """
+    icons = [
+        (i, e)
+        for i, e in enumerate(elements)
+        if e.kind == "icon"
+        and not e.text
+        and not e.role
+        and max(_height(e), e.box[2] - e.box[0]) <= 0.06 * height
+    ]
+    texts = [e for e in elements if e.kind == "text"]
+    icons = [(i, e) for i, e in icons if not _labelled_below(e, texts)]
+    clutter: set[int] = set()
+    for index, icon in icons:
+        size = max(_height(icon), icon.box[2] - icon.box[0])
+        x, y = icon.center
+        reach_y, reach_x = max(4 * size, 0.12 * height), max(4 * size, 0.15 * height)
+        neighbours = [
+            other
+            for j, other in icons
+            if j != index and abs(other.center[1] - y) <= reach_y and abs(other.center[0] - x) <= reach_x
+        ]
+        other_rows = [o for o in neighbours if abs(o.center[1] - y) > size]
+        other_columns = [o for o in neighbours if abs(o.center[0] - x) > size]
+        if len(other_rows) >= 2 and len(other_columns) >= 2:
+            clutter.add(index)
+    return clutter
+
+
+def tidy(
+    elements: Sequence[Element],
+    height: int,
+    *,
+    keyboard_active: bool,
+    keep_keys: bool = False,
+    has_tree: bool = False,
+) -> Tidied:
+    """The element list without noise; see the module docstring."""
+    kept: list[Element] = []
+    for element in elements:
+        if in_status_bar(element, height):
+            continue
+        cleaned = clean_text(element)
+        if cleaned is not None and box_area(cleaned.box) > 0:
+            kept.append(cleaned)
+    collapsed = False
+    if keyboard_active and not keep_keys:
+        band = keyboard_band(kept, height)
+        if band is not None:
+            top, bottom = band
+            kept = [e for e in kept if not (top <= e.center[1] <= bottom) or e.role == "field"]
+        collapsed = True
+    if not has_tree:
+        clutter = _map_clutter(kept, height)
+        kept = [e for i, e in enumerate(kept) if i not in clutter]
+    return Tidied(kept, collapsed)

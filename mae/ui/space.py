@@ -1,0 +1,134 @@
+"""Hugging Face Space mode: safe defaults for a demo anyone on the internet can open.
+
+A Space sets ``SPACE_ID``. Then the demo uses the built-in virtual phone (no ADB), a short step
+limit, and per-visitor isolation: each browser session runs with its own run folder and long-term
+memory under a private temporary root, and the shared History and Memory tabs are hidden, so one
+visitor never sees another's runs, memory or keys. Visitors bring their own API keys: on a public
+deployment the server's keys are used only when ``MAE_ALLOW_SERVER_KEYS=1`` and a login
+(``MAE_AUTH``) is set.
+
+``app.py`` calls the small hooks below; everything else of the demo is unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+
+from mae.config import Settings
+from mae.device.virtual import VirtualPhone
+from mae.llm.providers import AGENT_ROLES
+
+SPACE_STEP_LIMIT = 12
+"""Default step limit on a Space: a run costs the visitor's own tokens and shares a small CPU."""
+TRUE_WORDS = {"1", "true", "yes", "on"}
+MANUAL_OFF = (
+    "On this public demo the phone is operated by your runs only (each visitor has a phone of their own)."
+)
+
+
+def space_id(environ: Mapping[str, str] | None = None) -> str | None:
+    """The Space's id (``owner/name``) when running on Hugging Face Spaces, else ``None``."""
+    environ = os.environ if environ is None else environ
+    return environ.get("SPACE_ID", "").strip() or None
+
+
+def is_public_deployment(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether strangers can reach this demo: a Space, a share link, or ``MAE_PUBLIC=1``."""
+    environ = os.environ if environ is None else environ
+    flags = (environ.get("MAE_SHARE", ""), environ.get("MAE_PUBLIC", ""))
+    return space_id(environ) is not None or any(f.strip().lower() in TRUE_WORDS for f in flags)
+
+
+def server_keys_allowed(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether runs may fall back to the server's own API keys: always on a private demo; on a public
+    one only with ``MAE_ALLOW_SERVER_KEYS=1`` and a login (``MAE_AUTH``)."""
+    environ = os.environ if environ is None else environ
+    if not is_public_deployment(environ):
+        return True
+    allowed = environ.get("MAE_ALLOW_SERVER_KEYS", "").strip().lower() in TRUE_WORDS
+    return allowed and bool(environ.get("MAE_AUTH", "").strip())
+
+
+def apply_defaults(settings: Settings, environ: Mapping[str, str] | None = None) -> Settings:
+    """``settings`` with the Space defaults (virtual phone, short step limit, private data root) when
+    ``SPACE_ID`` is set; unchanged otherwise. A step limit set through ``MAE_MAX_STEPS`` is kept."""
+    environ = os.environ if environ is None else environ
+    if space_id(environ) is None:
+        return settings
+    steps = settings.loop.max_steps if environ.get("MAE_MAX_STEPS") else SPACE_STEP_LIMIT
+    root = Path(tempfile.mkdtemp(prefix="mae-space-"))
+    return settings.model_copy(
+        update={
+            "device": "virtual",
+            "loop": settings.loop.model_copy(update={"max_steps": steps}),
+            "log_dir": root / "runs",
+            "memory_dir": root / "memory",
+        }
+    )
+
+
+def session_settings(settings: Settings, session_hash: str | None) -> Settings:
+    """On a Space, ``settings`` with a run folder and memory of this browser session alone (under the
+    private root ``apply_defaults`` chose); unchanged elsewhere."""
+    if space_id() is None:
+        return settings
+    if not session_hash or not re.fullmatch(r"[A-Za-z0-9_-]{4,128}", session_hash):
+        raise ValueError("this browser session has no valid id; reload the page and try again")
+    folder = hashlib.sha256(session_hash.encode()).hexdigest()[:24]  # the hash itself is never a path
+    root = Path(settings.log_dir).parent / "sessions" / folder
+    return settings.model_copy(update={"log_dir": root / "runs", "memory_dir": root / "memory"})
+
+
+_PHONES: OrderedDict[str, VirtualPhone] = OrderedDict()
+_PHONES_LOCK = threading.Lock()
+MAX_SESSION_PHONES = 32
+"""Virtual phones kept for recent sessions; the least recently used one is dropped beyond this."""
+
+
+def session_phone(session_hash: str) -> VirtualPhone:
+    """This browser session's own virtual phone (runs of different visitors never share a screen)."""
+    with _PHONES_LOCK:
+        phone = _PHONES.pop(session_hash, None) or VirtualPhone()
+        _PHONES[session_hash] = phone
+        while len(_PHONES) > MAX_SESSION_PHONES:
+            _PHONES.popitem(last=False)
+        return phone
+
+
+def key_refusal(settings: Settings, session_keys: Mapping[str, str]) -> str | None:
+    """Why a run must not start on a public deployment (a key it would take from the server), or
+    ``None``. The message says what the visitor should do."""
+    if server_keys_allowed():
+        return None
+    needed = []
+    for role in AGENT_ROLES:
+        env = settings.profile_for(role).api_key_env
+        if env and not session_keys.get(env) and env not in needed:
+            needed.append(env)
+    if not needed:
+        return None
+    return (
+        "This public demo does not use the server's API keys. Enter your own key for "
+        f"{', '.join(needed)} under 'Per-agent models, API keys and safety'; it stays in this browser "
+        "session only."
+    )
+
+
+def banner(settings: Settings) -> str:
+    """The note shown at the top of the page on a Space ('' elsewhere)."""
+    name = space_id()
+    if name is None:
+        return ""
+    return (
+        f"**Hugging Face Space ({name}).** This demo drives the built-in virtual phone, stops after "
+        f"{settings.loop.max_steps} steps by default, and needs **your own API key** (open "
+        "'Per-agent models, API keys and safety'). Your runs and the memory they build are kept for this "
+        "browser session only and are never shown to other visitors."
+    )
