@@ -19,6 +19,7 @@ from PIL import Image
 
 from mae.config import load_settings
 from mae.errors import MaeError
+from mae.llm.keys import configure_server_keys
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.perception.elements import Perception
 from mae.safety import DEFAULT_RULES
@@ -70,7 +71,8 @@ EXAMPLES = [
 MANUAL_HINT = "Click the screen to tap there, or use the buttons (when no run is active)."
 KEY_NOTE = (
     "API keys stay in this browser session's memory only; they are never written to disk or logs. "
-    "Empty fields fall back to the server's environment variables."
+    "Empty fields fall back to the server's keys, which go only to their own provider (never to a Base "
+    "URL typed here) and are not used at all when this demo is public."
 )
 
 
@@ -192,6 +194,24 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                                     gr.Dropdown(choices, value=SAME, label=f"{role} backbone")
                                 )
                                 role_models.append(gr.Textbox(label=f"{role} model", placeholder="(default)"))
+                        with gr.Row(equal_height=True):
+                            call_timeout = gr.Number(
+                                value=None, label="Model call timeout (s, empty = 120)", elem_id="mae-timeout"
+                            )
+                            call_retries = gr.Number(
+                                value=None,
+                                label="Retries per call",
+                                minimum=0,
+                                precision=0,
+                                elem_id="mae-retries",
+                            )
+                        parallel_notetaker = gr.Checkbox(
+                            value=settings.loop.parallel_notetaker,
+                            label="Notetaker beside the Reflector (faster; not the paper's order)",
+                            info="One model round trip less per step; the Notetaker then sees the "
+                            "progress of the step before.",
+                            elem_id="mae-parallel-notetaker",
+                        )
                         names = [r.name for r in DEFAULT_RULES]
                         rules = gr.CheckboxGroup(
                             names, value=names, label="Ask for approval before", elem_id="mae-safety"
@@ -314,7 +334,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             stop_btn,
         ]
         form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, rules, agent]
-        form_inputs += [*role_backbones, *role_models, *key_boxes]
+        form_inputs += [*role_backbones, *role_models, *key_boxes, call_timeout, call_retries]
+        form_inputs += [parallel_notetaker]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
         wire_agent_picker(agent, evolve)
 
@@ -335,8 +356,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
-            task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = values[:8]
-            count, rest = len(AGENT_ROLES), list(values[9:])
+            *head, parallel = values  # the parallel-Notetaker checkbox is the last input
+            task_text, device_name, backbone_name, url, model_name, steps, evolution, rule_names = head[:8]
+            count, rest = len(AGENT_ROLES), list(head[9:])
+            *rest, timeout_value, retries_value = rest
             keys = dict(zip([*KEY_ENVS, CUSTOM_KEY_ENV], rest[2 * count :], strict=True))
             form = RunForm(
                 task=task_text or "",
@@ -346,10 +369,13 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 model=model_name or "",
                 max_steps=int(steps),
                 evolution=bool(evolution),
+                parallel_notetaker=bool(parallel),
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),
-                agent=values[8] or "e",
+                agent=head[8] or "e",
+                timeout_s=float(timeout_value) if timeout_value else None,
+                max_retries=int(retries_value) if retries_value is not None else None,
             )
             return form, list(rule_names or [])
 
@@ -631,7 +657,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         settings = space.apply_defaults(load_settings(args.profile, overrides=settings_overrides(args)))
         backend = Backend(settings, approval_timeout_s=approval_timeout())
-        options = server_options(args).launch_kwargs()
+        server = server_options(args)
+        options = server.launch_kwargs()
+        refused = configure_server_keys(share=server.share, host=server.host)
+        if refused:
+            print(f"{refused[:1].upper()}{refused[1:]}: visitors enter their own API keys.")
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
         raise SystemExit(f"error: {exc}") from None
     launch(build_demo(backend), **options)

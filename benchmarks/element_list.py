@@ -177,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
                         sum(covered(old, b) for b in shot.needed),
                         sum(covered(fused, b) for b in shot.needed),
                     ),
+                    "labels": (
+                        sum(named(old, t) for t in shot.labels),
+                        sum(named(fused, t) for t in shot.labels),
+                    ),
                 }
             )
 

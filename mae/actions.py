@@ -7,14 +7,15 @@ sequence of atomic operations whose arguments map to the Shortcut's own argument
 
 from __future__ import annotations
 
-import ast
 import json
+import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from mae.agents import parsing
 from mae.device.base import Device
 from mae.errors import ActionError
 
@@ -182,12 +183,65 @@ def make_atomic(name: str, arguments: Mapping[str, Any] | None) -> AtomicAction:
     if cls is None:
         raise ActionError(f"unknown action {name!r}; known: {', '.join(ATOMIC_ACTIONS)}")
     try:
-        return cls.model_validate(dict(arguments or {}))
+        return cls.model_validate(_coerce_arguments(cls, dict(arguments or {})))
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()
         )
         raise ActionError(f"{cls.signature}: {problems}") from None
+
+
+def _coerce_arguments(cls: type[AtomicAction], arguments: dict[str, Any]) -> dict[str, Any]:
+    """Arguments as the operation takes them: numeric strings and floats become rounded integers;
+    booleans, NaN/Infinity, overlong numbers and empty text or app names are refused (``ActionError``
+    saying the exact fix)."""
+    out = dict(arguments)
+    for key, value in arguments.items():
+        field = cls.model_fields.get(key)
+        if field is None:
+            continue
+        wanted = field.annotation
+        if wanted in (int, float):
+            out[key] = _number(cls, key, value, integer=wanted is int)
+        elif wanted is str:
+            if not isinstance(value, str):
+                if isinstance(value, bool) or value is None or not isinstance(value, int | float):
+                    raise ActionError(f'{cls.signature}: {key} must be text in quotes, e.g. "Notes"')
+                value = str(value)
+            if not value.strip():
+                what = "the app's name" if key == "app_name" else "the text to type"
+                raise ActionError(f"{cls.signature}: {key} is empty; write {what} in quotes")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ActionError(
+                    f"{cls.signature}: {key} contains a broken character (an unpaired surrogate); write "
+                    "plain text"
+                ) from None
+            out[key] = value.strip() if key == "app_name" else value
+    return out
+
+
+def _number(cls: type[AtomicAction], key: str, value: Any, *, integer: bool) -> int | float:
+    example = f"{cls.signature} with {key} a plain number such as 540"
+    if isinstance(value, bool) or value is None or isinstance(value, list | dict):
+        shown = json.dumps(value)[:40]
+        raise ActionError(f"{cls.signature}: {key} must be a number, not {shown}; write {example}")
+    if isinstance(value, str):
+        text = value.strip()
+        digits = text.lstrip("+-")
+        if not digits or len(digits) > 12 or not digits.replace(".", "", 1).isdigit():
+            raise ActionError(f"{cls.signature}: {key} must be a number, not {value[:40]!r}; write {example}")
+        value = float(text)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ActionError(f"{cls.signature}: {key} must be a finite number (not NaN or Infinity)")
+    if not isinstance(value, int | float):
+        raise ActionError(f"{cls.signature}: {key} must be a number; write {example}")
+    if abs(value) > 10**9:
+        raise ActionError(f"{cls.signature}: {key}={value} is far outside any screen")
+    if integer:
+        return round(value)
+    return float(value)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -350,44 +404,110 @@ class ActionCall(BaseModel):
         return self.name in ATOMIC_ACTIONS
 
 
-def parse_action_text(text: str) -> ActionCall:
-    """Parse ``{"name": ..., "arguments": {...}}`` (paper format) or a call like ``Tap(540, 1200)``.
+def canonical_action_name(name: str, shortcuts: Iterable[str] = ()) -> str:
+    """``name`` mapped to the registry (or a Shortcut) ignoring case, ``_``, ``-`` and spaces.
 
-    Raises ``ActionError`` with a message fit to send back to the model.
+    ``tap`` -> ``Tap``, ``open_app``/``OpenApp`` -> ``Open_App``; an unknown name comes back as written.
     """
-    stripped = text.strip()
-    fence = re.search(r"```(?:json)?\s*(.*?)```", stripped, re.S)
-    if fence:
-        stripped = fence.group(1).strip()
-    if stripped.startswith("{"):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise ActionError(f"the action is not valid JSON ({exc.msg} at position {exc.pos})") from None
-        except ValueError as exc:  # e.g. an integer too long to convert
-            raise ActionError(f"the action JSON cannot be read ({exc})") from None
-        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-            raise ActionError('the action JSON needs a "name" string and an "arguments" object')
-        arguments = data.get("arguments") or {}
+    key = _name_key(name)
+    for known in (*ATOMIC_ACTIONS, *shortcuts):
+        if _name_key(known) == key:
+            return known
+    return name.strip()
+
+
+def _name_key(name: str) -> str:
+    return "".join(char for char in name.lower() if char.isalnum())
+
+
+_NAME_KEYS = ("name", "action", "action_name", "function", "type", "tool")
+_ARGUMENT_KEYS = ("arguments", "args", "parameters", "params", "input")
+
+
+def _call_from_json(data: Any, shortcuts: Iterable[str]) -> ActionCall:
+    if not isinstance(data, dict):
+        raise ActionError('the action JSON needs a "name" string and an "arguments" object')
+    name_key = next((k for k in _NAME_KEYS if isinstance(data.get(k), str) and data.get(k)), None)
+    if name_key is None:
+        raise ActionError('the action JSON needs a "name" string and an "arguments" object')
+    argument_key = next((k for k in _ARGUMENT_KEYS if k in data), None)
+    if argument_key is not None:
+        arguments = data[argument_key]
+        if isinstance(arguments, str) and arguments.strip().startswith("{"):
+            arguments = parsing.load_json(arguments, "the action's arguments")  # OpenAI tool-call style
+        arguments = arguments or {}
         if not isinstance(arguments, dict):
             raise ActionError('"arguments" must be a JSON object mapping argument names to values')
-        return ActionCall(name=data["name"], arguments=arguments)
-    match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)", stripped, re.S)
-    if not match:
+    else:
+        arguments = {k: v for k, v in data.items() if k != name_key}
+    return ActionCall(name=canonical_action_name(data[name_key], shortcuts), arguments=arguments)
+
+
+_CALL_START = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*) {0,3}\(")
+
+
+def _find_call(text: str, shortcuts: Iterable[str]) -> tuple[str, int] | None:
+    """``(name, index of its opening parenthesis)`` of the first known action written as a call, or of
+    a call at the very start of ``text`` (so an unknown name gets its own message)."""
+    keys = {_name_key(n) for n in (*ATOMIC_ACTIONS, *shortcuts)}
+    first_any = None
+    for match in _CALL_START.finditer(text):
+        word = match.group(1)
+        if _name_key(word) in keys:
+            return word, match.end() - 1
+        if first_any is None and match.start() == 0:
+            first_any = (word, match.end() - 1)
+    return first_any
+
+
+def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
+    """Read an action: the first JSON object (paper format ``{"name": ..., "arguments": {...}}``) or the
+    first call like ``Tap(540, 1200)``, prose and code fences around it ignored.
+
+    Names are matched to the registry (and ``shortcuts``) ignoring case and separators. Raises
+    ``ActionError`` with a message fit to send back to the model.
+    """
+    stripped = parsing.normalize_reply(text).strip()
+    fence = stripped.find("```")
+    if fence >= 0:
+        closing = stripped.find("```", fence + 3)
+        inner = parsing.strip_fence(stripped[fence : closing + 3] if closing >= 0 else stripped[fence:])
+        if "{" in inner or "(" in inner:
+            stripped = inner
+    brace = stripped.find("{")
+    call_at = _find_call(stripped, shortcuts)
+    if brace >= 0 and (call_at is None or brace < call_at[1]):
+        try:
+            body = parsing.first_json(stripped, "{", "the action JSON")
+            if body is None:
+                raise ActionError("the action is not valid JSON (a { is never closed)")
+            data = parsing.load_json(body, "the action JSON")
+        except parsing.ReplyProblem as exc:
+            raise ActionError(exc.message) from None
+        return _call_from_json(data, shortcuts)
+    if call_at is None:
         raise ActionError('write the action as JSON: {"name": "Tap", "arguments": {"x": 540, "y": 1200}}')
-    name, inner = match.group(1), match.group(2).strip()
+    written, paren = call_at
+    name = canonical_action_name(written, shortcuts)
+    end = parsing.balanced_span(stripped, paren)
+    inner = stripped[paren + 1 : (end - 1) if end is not None else len(stripped)].strip()
+    if end is None:
+        inner = inner.rstrip(")").strip()
     try:
-        call = ast.parse(f"f({inner})", mode="eval").body
-        assert isinstance(call, ast.Call)
-        positional = [ast.literal_eval(a) for a in call.args]
-        keywords = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
-    except (SyntaxError, ValueError, AssertionError):
+        positional, keywords = parsing.parse_call_arguments(inner)
+    except parsing.ReplyProblem as exc:
+        raise ActionError(exc.message) from None
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         if name == OpenApp.name and inner and inner[0] not in "'\"=" and "=" not in inner:
             # the paper writes the app name bare: Open_App(Notes), Open_App(Google Maps)
             return ActionCall(name=name, arguments={"app_name": inner})
-        raise ActionError(f"cannot read the arguments of {name}(...): {inner!r}") from None
+        raise ActionError(f"cannot read the arguments of {name}(...): {inner[:80]!r}") from None
     if positional:
         names = atomic_argument_names(name) if name in ATOMIC_ACTIONS else []
+        if name in ("Tap", "Swipe") and len(positional) == 1 and isinstance(positional[0], list):
+            positional = list(positional[0])  # Tap([540, 1200])
+        if name == "Swipe" and len(positional) == 2 and all(isinstance(p, list) for p in positional):
+            positional = [*positional[0], *positional[1]]  # Swipe([x1, y1], [x2, y2])
         if len(positional) > len(names):
             if name in ATOMIC_ACTIONS:
                 raise ActionError(f"{ATOMIC_ACTIONS[name].signature} takes {len(names)} arguments")

@@ -35,12 +35,23 @@ class RoleModel(BaseModel):
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
+    timeout_s: float | None = Field(None, gt=0, le=3600, description="total seconds one model call may take")
+    max_retries: int | None = Field(None, ge=0, le=10, description="retries after a provider failure")
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=1, le=200_000, description="longest reply asked for")
+
+
+CALL_FIELDS = ("timeout_s", "max_retries", "temperature", "max_tokens")
+"""Model call settings a role may override (else the global value, else the provider default)."""
 
 
 class PerceptionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     ocr: Literal["rapidocr", "paddleocr"] = "rapidocr"
+    ocr_device: Literal["auto", "cpu", "cuda"] = Field(
+        "auto", description="where rapidocr runs: the GPU when onnxruntime-gpu is installed (auto), or forced"
+    )
     icons: Literal["contour", "groundingdino", "none"] = "contour"
     captions: str = Field(
         "auto",
@@ -68,6 +79,11 @@ class LoopSettings(BaseModel):
     escalate_after_errors: int = Field(2, ge=1, description="k: failures before the Manager sees the errors")
     operator_history: int = Field(5, ge=1, description="m: recent actions shown to the Operator")
     settle_timeout_s: float = Field(3.0, ge=0)
+    parallel_notetaker: bool = Field(
+        False,
+        description="run the Notetaker beside the Action Reflector (one model round trip less per step; "
+        "the Notetaker then sees the progress of the step before). The paper runs it after.",
+    )
     agent: Literal["e", "v2", "v1"] = Field(
         "e", description="the agent: e (Mobile-Agent-E), v2 (Mobile-Agent-v2) or v1 (Mobile-Agent v1)"
     )
@@ -111,6 +127,11 @@ class Settings(BaseModel):
         "'vllm'/'custom' backbones, the preset's otherwise",
     )
     roles: dict[str, RoleModel] = Field(default_factory=dict)
+    timeout_s: float | None = Field(None, gt=0, le=3600, description="total seconds one model call may take")
+    max_retries: int | None = Field(None, ge=0, le=10, description="retries after a provider failure")
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=1, le=200_000, description="longest reply asked for")
+    max_retry_wait_s: float | None = Field(None, ge=0, le=3600, description="cap on a Retry-After wait")
     device: str | None = Field(None, description="ADB serial, 'virtual', or None for auto")
     log_dir: Path = Path("runs")
     memory_dir: Path = Field(default_factory=lambda: Path(user_data_dir("mae")) / "memory")
@@ -145,7 +166,13 @@ class Settings(BaseModel):
                 profile.api_key_env = key_env
         local = profile.provider in ("vllm", "custom")
         convention = self.coordinates or (family_convention(profile.model) if local else None)
-        return profile.with_convention(convention) if convention else profile
+        if convention:
+            profile = profile.with_convention(convention)
+        calls = {name: getattr(override, name) for name in CALL_FIELDS}
+        calls |= {n: getattr(self, n) for n in CALL_FIELDS if calls[n] is None}
+        if self.max_retry_wait_s is not None:
+            calls["max_retry_wait_s"] = self.max_retry_wait_s
+        return profile.model_copy(update={k: v for k, v in calls.items() if v is not None})
 
 
 ENV_FIELDS: dict[str, str] = {
@@ -158,19 +185,29 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_LOG_DIR": "log_dir",
     "MAE_MEMORY_DIR": "memory_dir",
     "MAE_OCR": "perception.ocr",
+    "MAE_OCR_DEVICE": "perception.ocr_device",
     "MAE_ICONS": "perception.icons",
     "MAE_CAPTIONS": "perception.captions",
     "MAE_A11Y": "perception.a11y",
     "MAE_GROUNDINGDINO_MODEL": "perception.groundingdino_model",
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",
+    "MAE_PARALLEL_NOTETAKER": "loop.parallel_notetaker",
     "MAE_AGENT": "loop.agent",
     "MAE_EVOLVE": "evolution.evolve",
     "MAE_PRECONDITION": "evolution.precondition",
+    "MAE_TIMEOUT": "timeout_s",
+    "MAE_MAX_RETRIES": "max_retries",
+    "MAE_TEMPERATURE": "temperature",
+    "MAE_MAX_TOKENS": "max_tokens",
+    "MAE_MAX_RETRY_WAIT": "max_retry_wait_s",
 }
 """Environment variables and the setting each one sets. Per-role: ``MAE_<ROLE>_MODEL`` etc."""
 
 ROLE_ENV_FIELDS = ("backbone", "base_url", "model", "api_key_env")
+ROLE_CALL_ENV = {"TIMEOUT": "timeout_s", "MAX_RETRIES": "max_retries", "TEMPERATURE": "temperature"}
+ROLE_CALL_ENV["MAX_TOKENS"] = "max_tokens"
+"""``MAE_<ROLE>_TIMEOUT`` etc. and the role field each sets."""
 
 
 def _set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
@@ -199,6 +236,14 @@ def read_profile(path: Path) -> dict[str, Any]:
         raise ConfigError(f"profile file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"profile file {path} is not valid TOML: {exc}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"profile file {path} is a folder: name a .toml file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"profile file {path} is not UTF-8 text: save it as UTF-8") from None
+    except RecursionError:
+        raise ConfigError(f"profile file {path} is nested too deeply to be a settings profile") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read profile file {path}: {exc.strerror or exc}") from None
     if any(k.lower() == "key" or k.lower().endswith("api_key") for k in _all_keys(data)):
         raise ConfigError(
             f"profile file {path} contains an API key: name the environment variable instead (api_key_env)"
@@ -224,6 +269,10 @@ def env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     for role in AGENT_ROLES:
         for field in ROLE_ENV_FIELDS:
             value = environ.get(f"MAE_{role.upper()}_{field.upper()}")
+            if value:
+                _set_path(data, f"roles.{role}.{field}", value)
+        for suffix, field in ROLE_CALL_ENV.items():
+            value = environ.get(f"MAE_{role.upper()}_{suffix}")
             if value:
                 _set_path(data, f"roles.{role}.{field}", value)
     return data

@@ -69,6 +69,10 @@ def load_tasks(path: Path | str) -> list[TaskSpec]:
         raise ConfigError(f"cannot read the task list {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"task list {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except (RecursionError, ValueError):
+        raise ConfigError(
+            f"task list {path} is nested too deeply or holds numbers too long to read"
+        ) from None
     items = data.get("tasks") if isinstance(data, dict) else data
     if not isinstance(items, list) or not items:
         raise ConfigError(

@@ -465,9 +465,7 @@ def run_task(
             shortcuts=INITIAL_SHORTCUTS if shortcuts is None else shortcuts,
             guard=shortcut_guard,
             parallel_notetaker=(
-                getattr(loop_settings, "parallel_notetaker", False)
-                if parallel_notetaker is None
-                else parallel_notetaker
+                loop_settings.parallel_notetaker if parallel_notetaker is None else parallel_notetaker
             ),
         ),
     )

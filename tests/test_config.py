@@ -317,3 +317,19 @@ def test_config_presets(capsys: pytest.CaptureFixture[str]) -> None:
     assert "MAE_BACKBONE=custom" in out
     code, out, _err = _run(capsys, "config", "presets", "--json")
     assert json.loads(out)["vllm"]["base_url"] == "http://127.0.0.1:8000/v1"
+
+
+def test_parallel_notetaker_setting_from_environment_profile_and_cli(tmp_path: Path) -> None:
+    from mae.cli import build_parser
+    from mae.cli.run_cmd import settings_from_args
+
+    assert load_settings(environ={}).loop.parallel_notetaker is False  # the paper's order by default
+    assert load_settings(environ={"MAE_PARALLEL_NOTETAKER": "true"}).loop.parallel_notetaker is True
+    profile = tmp_path / "p.toml"
+    profile.write_text("[loop]\nparallel_notetaker = true\n", encoding="utf-8")
+    assert load_settings(profile, environ={}).loop.parallel_notetaker is True
+    parser = build_parser()
+    on = parser.parse_args(["run", "task", "--parallel-notetaker"])
+    off = parser.parse_args(["run", "task", "--profile", str(profile), "--no-parallel-notetaker"])
+    assert settings_from_args(on).loop.parallel_notetaker is True
+    assert settings_from_args(off).loop.parallel_notetaker is False

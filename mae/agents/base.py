@@ -7,6 +7,7 @@ failures (``ModelError``) propagate; model mistakes come back as ``AgentResult.p
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -15,13 +16,15 @@ from typing import Any, Generic, TypeVar
 from PIL import Image
 from pydantic import BaseModel
 
-from mae.agents.parsing import ProblemKind, ReplyProblem
+from mae.agents.parsing import MAX_REPLY_CHARS, ProblemKind, ReplyProblem
 from mae.llm.client import ChatClient, Message
 from mae.llm.coordinates import CoordinateMapper, mapper_for
 from mae.llm.images import EncodedImage
 from mae.perception.elements import KEYBOARD_LINE, Perception
 
 T = TypeVar("T", bound=BaseModel)
+
+log = logging.getLogger(__name__)
 
 CORRECTION = (
     "Your previous reply could not be used: {problem}.\n"
@@ -137,17 +140,29 @@ def ask(
     sent = prompt
     for attempt in range(1, corrective_retries + 2):
         reply = client.complete(role, messages)
+        text = reply.text
+        if len(text) > MAX_REPLY_CHARS:
+            log.warning(
+                "%s replied with %d characters; only the first %d are read", name, len(text), MAX_REPLY_CHARS
+            )
+            text = text[:MAX_REPLY_CHARS]
         value: T | None = None
         problem: ReplyProblem | None = None
         try:
-            value = parse(reply.text)
+            value = parse(text)
         except ReplyProblem as exc:
             problem = exc
+        except Exception as exc:  # last line of defence: a reply never crashes a run
+            log.warning("reading the %s reply failed unexpectedly", name, exc_info=True)
+            problem = ReplyProblem(
+                f"the reply could not be read ({_plain(exc)}); answer again with plain text sections and "
+                "ordinary JSON"
+            )
         turn = AgentTurn(
             agent=name,
             attempt=attempt,
             prompt=sent,
-            raw=reply.text,
+            raw=text,
             parsed=value.model_dump(mode="json") if value is not None else None,
             problem=problem.message if problem else None,
             model=reply.record.model,
@@ -164,5 +179,13 @@ def ask(
             return result
         result.problem, result.problem_kind = problem.message, problem.kind
         sent = CORRECTION.format(problem=problem.message)
-        messages = [*messages, Message("assistant", reply.text), Message("user", sent)]
+        messages = [*messages, Message("assistant", text), Message("user", sent)]
     return result
+
+
+def _plain(error: Exception) -> str:
+    """A short description of an unexpected parsing failure, without class names or paths."""
+    if isinstance(error, RecursionError | MemoryError):
+        return "it is nested too deeply or too large"
+    text = " ".join(str(error).split())[:120]
+    return text or "its content is malformed"

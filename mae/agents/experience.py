@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from mae.actions import describe_atomic_actions
 from mae.agents.base import AgentResult, TurnListener, ask
-from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.parsing import ReplyProblem, first_json, load_json, require_sections, says_none, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
@@ -31,7 +31,7 @@ from mae.memory.shortcuts import (
     shortcut_entries,
     shortcut_to_json,
 )
-from mae.memory.tips import normalize_tips, split_tips
+from mae.memory.tips import format_tips, normalize_tips, split_tips
 from mae.memory.usage import apply_usage, failure_report
 from mae.memory.working import WorkingMemory
 from mae.results import TaskResult
@@ -132,11 +132,39 @@ def future_tasks_text(future_tasks: Sequence[str] | None) -> str:
     return "\n".join(f"- {task}" for task in future_tasks)
 
 
+MAX_TIPS = 40
+"""Most Tips kept from one reply (the rest are dropped with a warning)."""
+MAX_TIP_CHARS = 400
+"""Longest single tip kept (longer ones are cut with a warning)."""
+MAX_SHORTCUT_JSON_CHARS = 16_000
+"""Largest Shortcuts section read; a larger one is refused."""
+MAX_SHORTCUTS_PER_REPLY = 10
+"""Most Shortcut proposals read from one section (the rest are dropped with a warning)."""
+
+_ECHOES = (
+    "reply in exactly this format",
+    "guidelines:",
+    "the complete updated list of tips as a numbered list",
+    "what this task teaches, in a few sentences",
+    "keep every current tip that is still right",
+)
+
+
 def parse_tips_reply(text: str, current_count: int = 0) -> TipsReply:
-    """Read ``### Updated Tips ###``; refuse an empty list or one that silently drops most tips."""
+    """Read ``### Updated Tips ###``; refuse an empty list, one that silently drops most tips, or one
+    that echoes the prompt's instructions. More than ``MAX_TIPS`` tips, or tips longer than
+    ``MAX_TIP_CHARS``, are trimmed with a warning."""
     sections = require_sections(text, ["Updated Tips"], optional=("Thought",))
     tips = normalize_tips(strip_fence(sections["Updated Tips"]))
-    count = len(split_tips(tips))
+    lowered = tips.lower()
+    echoed = [phrase for phrase in _ECHOES if phrase in lowered]
+    if echoed:
+        raise ReplyProblem(
+            f"### Updated Tips ### repeats the instructions ({echoed[0]!r}): write only the tips themselves, "
+            "as a numbered list"
+        )
+    items = split_tips(tips)
+    count = len(items)
     if count == 0:
         raise ReplyProblem("### Updated Tips ### is empty: give the complete numbered list of Tips")
     if current_count >= 4 and count < (current_count + 1) // 2:
@@ -144,28 +172,50 @@ def parse_tips_reply(text: str, current_count: int = 0) -> TipsReply:
             f"### Updated Tips ### has {count} tips but there were {current_count}: return the complete "
             "updated list, keeping every existing tip that is still right"
         )
+    if count > MAX_TIPS or any(len(item) > MAX_TIP_CHARS for item in items):
+        log.warning(
+            "the Tips reply had %d tips (longest %d characters); kept %d tips of at most %d characters",
+            count,
+            max(len(item) for item in items),
+            min(count, MAX_TIPS),
+            MAX_TIP_CHARS,
+        )
+        tips = format_tips([_cut(item, MAX_TIP_CHARS) for item in items[:MAX_TIPS]])
     return TipsReply(thought=sections["Thought"], tips=tips)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _json_list(section: str, title: str) -> list[Any]:
     text = strip_fence(section)
-    if text.strip().rstrip(".").lower() in ("", "none", "null", "n/a", "no", "nothing"):
+    if says_none(text):
         return []
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    if len(text) > MAX_SHORTCUT_JSON_CHARS:
         raise ReplyProblem(
-            f"### {title} ### is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): "
-            "write a JSON list of Shortcut objects, or [] for none"
-        ) from None
-    except ValueError as exc:  # e.g. an integer too long to convert
-        raise ReplyProblem(f"### {title} ### cannot be read as JSON ({exc})") from None
+            f"### {title} ### is {len(text)} characters long: propose at most a few short Shortcuts "
+            f"(under {MAX_SHORTCUT_JSON_CHARS} characters of JSON)"
+        )
+    starts = [i for i in (text.find("["), text.find("{")) if i >= 0]
+    if not starts:
+        raise ReplyProblem(f"### {title} ### must be a JSON list of Shortcut objects, or [] for none")
+    opening = text[min(starts)]
+    body = first_json(text, opening, f"### {title} ###")
+    if body is None:
+        raise ReplyProblem(f"### {title} ### is not valid JSON (a {opening} is never closed)")
+    data = load_json(body, f"### {title} ###")
     if data is None:
         return []
     try:
-        return [value for _key, value in shortcut_entries(data)]
+        entries = [value for _key, value in shortcut_entries(data)]
     except ValueError:
         raise ReplyProblem(f"### {title} ### must be a JSON list of Shortcut objects, or []") from None
+    if len(entries) > MAX_SHORTCUTS_PER_REPLY:
+        kept = MAX_SHORTCUTS_PER_REPLY
+        log.warning("%s proposed %d Shortcuts; kept the first %d", title, len(entries), kept)
+        entries = entries[:MAX_SHORTCUTS_PER_REPLY]
+    return entries
 
 
 def parse_shortcuts_reply(text: str) -> ShortcutsReply:
@@ -350,8 +400,16 @@ def reflect_on_task(
 
     tips_reply: TipsReply | None = None
     shortcuts_reply: ShortcutsReply | None = None
+    say = progress or (lambda _message: None)
+    down = provider_down(client, experience.exit_reason) if reflect else None
+    if down is not None:
+        message = f"Experience Reflectors skipped: {down}; the long-term memory is unchanged"
+        say(message)
+        log.warning("%s", message)
+        report.problems.append(message)
+        return report
     if reflect:
-        say = progress or (lambda _message: None)
+        calls_before = len(client.records)
         say("Experience Reflector: updating the Tips")
         tips_reply = _run(
             "Tips reflector",
@@ -365,19 +423,26 @@ def reflect_on_task(
             ),
             report,
         )
+        down = provider_down(client, "model_error", since=calls_before)
+        if down is not None:
+            report.problems.append(f"Shortcuts reflector skipped: {down}")
         say("Experience Reflector: looking for Shortcuts")
-        shortcuts_reply = _run(
-            "Shortcuts reflector",
-            lambda: reflect_shortcuts(
-                client,
-                experience,
-                preview,
-                policy,
-                future_tasks=future_tasks,
-                on_turn=on_turn,
-                prompts_dir=prompts_dir,
-            ),
-            report,
+        shortcuts_reply = (
+            None
+            if down is not None
+            else _run(
+                "Shortcuts reflector",
+                lambda: reflect_shortcuts(
+                    client,
+                    experience,
+                    preview,
+                    policy,
+                    future_tasks=future_tasks,
+                    on_turn=on_turn,
+                    prompts_dir=prompts_dir,
+                ),
+                report,
+            )
         )
 
     def mutate(state: MemoryState) -> Change:
@@ -396,10 +461,16 @@ def reflect_on_task(
                 report.tips_updated = True
                 report.tips_after = len(split_tips(state.tips))
                 change.changes.append(f"Tips updated ({report.tips_before} -> {report.tips_after} tips)")
-            else:
-                report.problems.append(
-                    "the Tips were edited while the reflector ran; its update was not applied"
-                )
+            else:  # another run (or a person) changed the Tips meanwhile: keep both updates
+                merged = merge_tips(base.tips, tips_reply.tips, state.tips)
+                if merged != state.tips:
+                    state.tips = merged
+                    report.tips_updated = True
+                    report.tips_after = len(split_tips(state.tips))
+                    change.changes.append(
+                        f"Tips updated, merged with a concurrent change ({report.tips_before} -> "
+                        f"{report.tips_after} tips)"
+                    )
         if shortcuts_reply is not None:
             change.changes.extend(
                 apply_proposals(state, base, shortcuts_reply.new, shortcuts_reply.revised, report)
@@ -415,6 +486,58 @@ def reflect_on_task(
     for problem in report.problems:
         log.warning("%s", problem)
     return report
+
+
+PROVIDER_DOWN_ERRORS = frozenset(
+    {"ModelAuthError", "ModelProviderError", "ModelTimeoutError", "ModelRateLimitError", "ModelResponseError"}
+)
+"""Failures (after the client's retries) that mean the endpoint is unusable right now; a refused
+request (HTTP 400/404) may be specific to one prompt and does not count."""
+
+
+def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str | None:
+    """Why the Experience Reflectors' endpoint is known to be down, or None.
+
+    True when the run (or a reflector) ended on a model error whose last failed call (of the calls
+    from ``since`` on) was an auth, connection, rate-limit or timeout failure at the same base URL the
+    reflectors use.
+    """
+    if exit_reason != "model_error":
+        return None
+    failed = [record for record in client.records[since:] if not record.ok]
+    if not failed or failed[-1].error not in PROVIDER_DOWN_ERRORS:
+        return None
+    last = failed[-1]
+    try:
+        same = client.profile(last.role).base_url == client.profile(ROLE).base_url
+    except Exception:  # a role the client cannot describe: assume the same endpoint
+        same = True
+    if not same:
+        return None
+    kinds = {
+        "ModelAuthError": "the provider refused the API key",
+        "ModelTimeoutError": "the provider timed out",
+        "ModelRateLimitError": "the provider is rate limiting",
+        "ModelResponseError": "the provider sends replies that are not chat completions",
+    }
+    return kinds.get(last.error or "", "the provider failed or could not be reached")
+
+
+def merge_tips(base: str, ours: str, theirs: str) -> str:
+    """A three-way merge of Tips lists: ``theirs`` (the newest stored version) with the tips ``ours``
+    added to ``base`` and without the ones ``ours`` removed from it (compared by their text)."""
+
+    def key(item: str) -> str:
+        return " ".join(item.lower().split())
+
+    base_items, our_items, their_items = split_tips(base), split_tips(ours), split_tips(theirs)
+    base_keys = {key(item) for item in base_items}
+    our_keys = {key(item) for item in our_items}
+    removed = base_keys - our_keys
+    kept = [item for item in their_items if key(item) not in removed]
+    present = {key(item) for item in kept}
+    added = [item for item in our_items if key(item) not in base_keys and key(item) not in present]
+    return format_tips(kept + added)
 
 
 def _run(name: str, call: Callable[[], AgentResult[Any]], report: ExperienceReport) -> Any:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from mae.agents.base import AgentResult, Screen, TurnListener, ask
-from mae.agents.parsing import require_sections
+from mae.agents.parsing import require_sections, says_none
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
 from mae.memory.working import WorkingMemory
 
 ROLE = "notetaker"
+
+log = logging.getLogger(__name__)
 
 
 class NotetakerReply(BaseModel):
@@ -21,10 +24,20 @@ class NotetakerReply(BaseModel):
     notes: str
 
 
+MAX_NOTES_CHARS = 8000
+"""Longest notes kept (W_N is part of every later prompt); longer notes are cut with a warning."""
+
+
 def parse_reply(text: str) -> NotetakerReply:
-    """Read ``### Important Notes ###``; ``None`` means no notes."""
+    """Read ``### Important Notes ###``; ``None`` means no notes. Notes longer than
+    ``MAX_NOTES_CHARS`` are cut there, with a warning."""
     notes = require_sections(text, ["Important Notes"])["Important Notes"].strip()
-    return NotetakerReply(notes="" if notes.rstrip(".").lower() in {"none", "n/a", "no notes"} else notes)
+    if len(notes) > MAX_NOTES_CHARS:
+        log.warning(
+            "the Notetaker wrote %d characters of notes; kept the first %d", len(notes), MAX_NOTES_CHARS
+        )
+        notes = notes[:MAX_NOTES_CHARS].rstrip() + "\n[notes cut: too long]"
+    return NotetakerReply(notes="" if says_none(notes, ("none", "n/a", "no notes", "nothing new")) else notes)
 
 
 def build_prompt(

@@ -26,7 +26,7 @@ from mae.actions import (
 )
 from mae.agents.base import AgentResult, Screen, TurnListener, ask
 from mae.agents.manager import describe_shortcuts
-from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.parsing import ReplyProblem, require_sections
 from mae.agents.prompting import render_prompt
 from mae.errors import ActionError
 from mae.llm.client import ChatClient
@@ -103,13 +103,6 @@ class OperatorDecision(BaseModel):
         return ActionCall.model_validate(self.screen_action)
 
 
-def _action_text(section: str) -> str:
-    text = strip_fence(section)
-    if not text.startswith("{") and "{" in text and "}" in text:
-        text = text[text.index("{") : text.rindex("}") + 1]
-    return text
-
-
 def _named_arguments(call: ActionCall, shortcuts: Mapping[str, Shortcut]) -> ActionCall:
     arguments = dict(call.arguments)
     positional = arguments.pop("__positional__", None)
@@ -162,7 +155,7 @@ def validate_action(
     Raises ``ReplyProblem(kind="action")`` with a message for the model.
     """
     try:
-        call = _named_arguments(parse_action_text(_action_text(section)), shortcuts)
+        call = _named_arguments(parse_action_text(section, shortcuts), shortcuts)
         resolve_call(call, shortcuts, screen=mapper.model_size)
         screen_call = to_screen(call, shortcuts, mapper)
         steps = resolve_call(screen_call, shortcuts, screen=screen.size)
@@ -237,6 +230,32 @@ def build_prompt(
     )
 
 
+def parse_reply(
+    text: str,
+    *,
+    shortcuts: Mapping[str, Shortcut],
+    screen: Screen,
+    mapper: CoordinateMapper,
+    guard: ShortcutGuard | None = None,
+) -> OperatorDecision:
+    """Read ``### Thought ###``, ``### Action ###`` and ``### Description ###`` and validate the action."""
+    sections = require_sections(text, ["Action", "Description"], optional=("Thought",))
+    call, screen_call, steps = validate_action(
+        sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
+    )
+    decision = OperatorDecision(
+        thought=sections["Thought"],
+        action={"name": call.name, "arguments": call.arguments},
+        text=str(call),
+        description=sections["Description"],
+        shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+        screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
+        atomic=[str(s) for s in steps],
+    )
+    decision._steps = steps
+    return decision
+
+
 def act(
     client: ChatClient,
     memory: WorkingMemory,
@@ -253,21 +272,7 @@ def act(
     mapper = screen.mapper(client, ROLE)
 
     def parse(text: str) -> OperatorDecision:
-        sections = require_sections(text, ["Action", "Description"], optional=("Thought",))
-        call, screen_call, steps = validate_action(
-            sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
-        )
-        decision = OperatorDecision(
-            thought=sections["Thought"],
-            action={"name": call.name, "arguments": call.arguments},
-            text=str(call),
-            description=sections["Description"],
-            shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
-            screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
-            atomic=[str(s) for s in steps],
-        )
-        decision._steps = steps
-        return decision
+        return parse_reply(text, shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard)
 
     prompt = build_prompt(client, memory, screen, tips, shortcuts, history, prompts_dir)
     return ask(client, ROLE, prompt, [screen.encoded(client, ROLE)], parse, agent=ROLE, on_turn=on_turn)

@@ -1,20 +1,42 @@
-"""The one place model replies are parsed: sectioned text (``### Plan ###``) and strict field values.
+"""The one place model replies are read: sectioned text, strict field values, embedded JSON and calls.
 
-A reply that cannot be used raises ``ReplyProblem`` with a message written for the model: the agent
-call sends it back once as a corrective turn (``mae.agents.base.ask``) before giving up.
+Replies are read the way real models write them: Windows or old-Mac line endings, a byte-order mark,
+zero-width characters, the whole reply inside a code fence, and the header styles models use
+(``### Plan ###``, ``## Plan``, ``**Plan:**``, ``Plan:``, any case). Only the section names an agent
+expects are headers, so a ``## Step 1`` sub-heading inside a Plan stays part of the Plan.
+
+Everything here runs in time linear in the reply (no pattern with nested quantifiers; replies are
+capped at ``MAX_REPLY_CHARS``; JSON and call nesting is measured before ``json``/``ast`` see it). A
+reply that cannot be used raises ``ReplyProblem`` with a message written for the model: the agent call
+sends it back once as a corrective turn (``mae.agents.base.ask``) before giving up.
 """
 
 from __future__ import annotations
 
+import ast
+import json
+import logging
+import math
 import re
-from typing import Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from mae.memory.working import Outcome
 
 ProblemKind = Literal["format", "action"]
 
-_HEADER = re.compile(r"^[ \t]*#{2,6}[ \t]*(?P<title>[^#\n]*?)[ \t]*#*[ \t]*$", re.M)
-_DECORATION = re.compile(r"[*_`:]+")
+MAX_REPLY_CHARS = 64 * 1024
+"""Replies longer than this are cut here (with a warning) before they are read."""
+MAX_NESTING = 32
+"""Deepest bracket nesting accepted in embedded JSON or a call's arguments."""
+MAX_NUMBER_DIGITS = 12
+"""Longest digit run read as a number (longer ones are refused, never handed to ``int``)."""
+
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad"), None)
+_DECORATION = re.compile(r"[*_`:#]+")
+_FENCE = "```"
+
+log = logging.getLogger(__name__)
 
 
 class ReplyProblem(Exception):
@@ -26,31 +48,142 @@ class ReplyProblem(Exception):
         self.kind: ProblemKind = kind
 
 
+# --------------------------------------------------------------------------------------------------
+# Normalising the whole reply
+
+
+def normalize_reply(text: str) -> str:
+    """``text`` with ``\\n`` line endings, no BOM or zero-width characters, cut to ``MAX_REPLY_CHARS``."""
+    if len(text) > MAX_REPLY_CHARS:
+        log.warning("a model reply of %d characters was cut to %d before reading", len(text), MAX_REPLY_CHARS)
+        text = text[:MAX_REPLY_CHARS]
+    return text.replace("\r\n", "\n").replace("\r", "\n").translate(_ZERO_WIDTH)
+
+
+def strip_fence(text: str) -> str:
+    """The content of a fenced code block if ``text`` is one, else ``text`` stripped.
+
+    A missing closing fence is tolerated (models stop early); so is a closing fence with no opening.
+    """
+    body = text.strip()
+    if body.startswith(_FENCE):
+        newline = body.find("\n")
+        first = body[len(_FENCE) : newline if newline >= 0 else len(body)]
+        if newline < 0:
+            inner = first.strip().rstrip("`")  # ```{"a": 1}``` on one line
+            return inner.strip()
+        if first.strip() and not first.strip().replace("-", "").replace("+", "").isalnum():
+            return body  # not an info string: leave as written
+        body = body[newline + 1 :]
+        if body.rstrip().endswith(_FENCE):
+            body = body.rstrip()[: -len(_FENCE)]
+        return body.strip()
+    if body.endswith(_FENCE) and _FENCE not in body[:-3]:
+        return body[:-3].strip()
+    return body
+
+
+def _unwrap_whole_reply(text: str) -> str:
+    """A reply that is one fenced block (```markdown ... ```) without its fence."""
+    body = text.strip()
+    if body.startswith(_FENCE) and body.endswith(_FENCE) and body.count(_FENCE) == 2:
+        return strip_fence(body)
+    return body
+
+
+# --------------------------------------------------------------------------------------------------
+# Sections
+
+
 def normalize_header(title: str) -> str:
     """``'  Current   SUBGOAL: '`` -> ``'current subgoal'``."""
-    return " ".join(_DECORATION.sub(" ", title).split()).lower()
+    return " ".join(_DECORATION.sub(" ", title).replace("-", " ").split()).lower()
 
 
-def extract_sections(text: str) -> dict[str, str]:
+def _strip_wrappers(line: str) -> tuple[str, bool]:
+    """A candidate header line without ``#`` marks and bold/italic wrappers; whether it had ``#``."""
+    stripped = line.strip()
+    hashed = stripped.startswith("#")
+    stripped = stripped.lstrip("#").strip()
+    if hashed:
+        stripped = stripped.rstrip("#").strip()
+    return stripped, hashed
+
+
+def _header(line: str, known: frozenset[str] | None) -> tuple[str, str] | None:
+    """``(title, inline content)`` when ``line`` is a header, else None.
+
+    With ``known`` names, a line is a header only if its title (the whole line, or the part before a
+    colon) is one of them; without, only ``##``-style lines are headers (any title).
+    """
+    stripped, hashed = _strip_wrappers(line)
+    if not stripped or (len(stripped) > 200 and known is None):
+        return None
+    if known is None:
+        if not hashed or not line.lstrip().startswith("##"):
+            return None
+        title = normalize_header(stripped)
+        return (title, "") if title else None
+    whole = normalize_header(stripped)
+    if whole in known:
+        return whole, ""
+    colon = stripped.find(":")
+    if colon > 0:
+        title = normalize_header(stripped[:colon])
+        if title in known:
+            rest = stripped[colon + 1 :].strip()
+            if rest.startswith("**") or rest.startswith("__"):
+                rest = rest[2:].lstrip()  # **Plan:** text -> "Plan:**" split leaves the bold close
+            return title, rest
+    return None
+
+
+def extract_sections(text: str, known: Iterable[str] | None = None) -> dict[str, str]:
     """Map normalized section titles to their stripped content; text before the first header is dropped.
 
-    Headers are lines of two or more ``#`` around a title, tolerant of case, spacing, a trailing colon
-    and a missing closing ``###``. A repeated section keeps its last occurrence.
+    Without ``known``, headers are lines starting with ``##`` (any title). With ``known`` section names,
+    only those names are headers, in any of the styles models use (``### Plan ###``, ``## Plan``,
+    ``**Plan:**``, ``Plan:`` with or without content on the same line), so sub-headings inside a
+    section stay in it. A repeated section keeps its last occurrence.
     """
-    matches = list(_HEADER.finditer(text))
+    names = frozenset(normalize_header(name) for name in known) if known is not None else None
+    body = _unwrap_whole_reply(normalize_reply(text))
     found: dict[str, str] = {}
-    for index, match in enumerate(matches):
-        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-        title = normalize_header(match.group("title"))
-        if title:
-            found[title] = text[match.end() : end].strip()
+    title: str | None = None
+    lines: list[str] = []
+
+    def close() -> None:
+        if title is not None:
+            found[title] = _clean_section("\n".join(lines))
+
+    for line in body.split("\n"):
+        header = _header(line, names)
+        if header is None:
+            if title is not None:
+                lines.append(line)
+            continue
+        close()
+        title, inline = header
+        lines = [inline] if inline else []
+    close()
     return found
+
+
+def _clean_section(content: str) -> str:
+    """Section text stripped, without a stray closing fence left by a fenced reply."""
+    content = content.strip()
+    if content.endswith(_FENCE) and content.count(_FENCE) % 2 == 1:
+        content = content[:-3].rstrip()
+    return content
 
 
 def require_sections(text: str, required: list[str], optional: tuple[str, ...] = ()) -> dict[str, str]:
     """The sections of ``text``; ``ReplyProblem`` naming every required section missing or empty."""
-    found = extract_sections(text)
     wanted = [*required, *optional]
+    if not _unwrap_whole_reply(normalize_reply(text)).strip():
+        layout = " ".join(f"### {name} ###" for name in wanted)
+        raise ReplyProblem(f"the reply was empty; write each section under its header: {layout}")
+    found = extract_sections(text, wanted)
     if not found:
         layout = " ".join(f"### {name} ###" for name in wanted)
         raise ReplyProblem(f"the reply has no sections; write each section under its header: {layout}")
@@ -61,40 +194,276 @@ def require_sections(text: str, required: list[str], optional: tuple[str, ...] =
     return {name: found.get(normalize_header(name), "") for name in wanted}
 
 
-_OUTCOME = re.compile(r"^\(?(?P<letter>[ABC])\)?(?:$|[\s.:)\-,])")
+def says_none(text: str, words: Iterable[str] = ("none", "n/a", "na", "nothing", "no", "null", "[]")) -> bool:
+    """Whether a section says "nothing": its first line is one of ``words`` (decoration and a final
+    full stop ignored), whatever sign-off follows after a blank line."""
+    body = normalize_reply(text).strip()
+    if not body:
+        return True
+    first = body.split("\n\n", 1)[0].strip().strip("*_`").strip().rstrip(".").strip().lower()
+    return first in set(words)
+
+
+# --------------------------------------------------------------------------------------------------
+# Single values: outcome letters, yes/no verdicts, Finished
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words and the separators that make a choice ambiguous (``/``, ``|``)."""
+    out: list[str] = []
+    word: list[str] = []
+    for char in text:
+        if char.isalnum():
+            word.append(char)
+            continue
+        if word:
+            out.append("".join(word))
+            word = []
+        if char in "/|&":
+            out.append(char)
+    if word:
+        out.append("".join(word))
+    return out
+
+
+_OUTCOME_PREFIXES = ("the", "outcome", "answer", "option", "result", "is", "verdict")
 
 
 def parse_outcome(text: str) -> Outcome:
-    """The outcome letter: the section must *start* with exactly one of A, B or C.
+    """The outcome letter: exactly one of A, B or C at the start of the section.
 
-    ``"A"``, ``"B. Failed: wrong page"``, ``"**C**: no change"`` and ``"(A)"`` are read; ``"The outcome
-    is A"``, ``"A or B"`` and ``"Answer"`` are not.
+    Read: ``A``, ``a``, ``(A)``, ``**B**: wrong page``, ``Outcome: C``, ``Option A``. Refused:
+    ``A, B``, ``A or B``, ``A (or maybe B)``, ``A/B``, ``D`` and words that are not a letter.
     """
-    cleaned = text.strip().replace("*", "").replace("`", "").strip()
-    match = _OUTCOME.match(cleaned)
-    if match is None:
+    first_line = normalize_reply(text).strip().split("\n", 1)[0][:300]
+    original = first_line.replace("*", "").replace("`", "")
+    words = _words(original)
+    raw_tokens = _words(original.lower())
+    index = 0
+    while index < len(raw_tokens) - 1 and raw_tokens[index] in _OUTCOME_PREFIXES:
+        index += 1
+    fix = "### Outcome ### must start with exactly one letter, A, B or C (e.g. 'B. Failed: wrong page')"
+    if index >= len(raw_tokens) or raw_tokens[index] not in ("a", "b", "c"):
+        raise ReplyProblem(f"{fix}, not {text.strip()[:80]!r}")
+    letter = raw_tokens[index].upper()
+    rest_upper = words[index + 1 : index + 8]
+    rest = raw_tokens[index + 1 : index + 8]
+    others = {"A", "B", "C"} - {letter}
+    ambiguous = any(word in others for word in rest_upper) or (
+        bool(rest) and rest[0] in ("or", "/", "|", "and") and len(rest) > 1 and rest[1] in ("a", "b", "c")
+    )
+    if ambiguous:
         raise ReplyProblem(
-            "### Outcome ### must start with exactly one letter, A, B or C (e.g. 'B. Failed: wrong page'), "
-            f"not {text.strip()[:80]!r}"
+            "### Outcome ### must name one outcome only: write just one letter (A, B or C), "
+            f"not {first_line.strip()[:80]!r}"
         )
-    letter = match.group("letter")
-    rest = cleaned[match.end() :]
-    if re.search(r"\b(?:or|and)\s*\(?[ABC]\b", rest[:20]):
-        raise ReplyProblem("### Outcome ### must name one outcome only (A, B or C), not several")
     return letter  # type: ignore[return-value]
 
 
+def parse_yes_no(text: str, section: str = "Verdict") -> bool:
+    """``Yes`` or ``No`` at the start of ``text`` (``Verdict: Yes``, ``**No** - ...`` read too).
+
+    Refused: ``Yes or No``, ``Yes/No``, ``Maybe`` and anything not starting with one of the two words.
+    """
+    first_line = normalize_reply(text).strip().split("\n", 1)[0][:300]
+    tokens = _words(first_line.lower())
+    index = 0
+    while index < len(tokens) - 1 and tokens[index] in ("verdict", "answer", "the", "is"):
+        index += 1
+    if index >= len(tokens) or tokens[index] not in ("yes", "no"):
+        raise ReplyProblem(f"### {section} ### must be exactly Yes or No, not {first_line.strip()[:60]!r}")
+    rest = tokens[index + 1 : index + 4]
+    if rest and rest[0] in ("or", "/", "|") and any(word in ("yes", "no") for word in rest[1:]):
+        raise ReplyProblem(f"### {section} ### must be one answer: write Yes or write No, not both")
+    return tokens[index] == "yes"
+
+
+_DONE_SENTENCES = (
+    ["finished"],
+    ["task", "finished"],
+    ["all", "finished"],
+    ["the", "task", "is", "finished"],
+    ["task", "is", "finished"],
+)
+
+
 def is_finished(subgoal: str) -> bool:
-    """Whether the Manager's subgoal says the whole task is done: ``Finished`` (any case or
-    punctuation), optionally followed by a sentence of explanation (``Finished. The note is saved.``),
-    but not a subgoal that merely starts with the word (``Finished the search, now ...``)."""
-    first = re.split(r"[.!\n]", subgoal.strip(), maxsplit=1)[0]
-    words = re.sub(r"[^a-z ]", " ", first.lower()).split()
-    done = (["finished"], ["task", "finished"], ["all", "finished"], ["the", "task", "is", "finished"])
-    return words in done
+    """Whether the Manager's subgoal says the whole task is done.
+
+    ``Finished`` at the start followed by nothing or punctuation (``Finished: the note is saved``,
+    ``Finished - ...``, ``Finished, ...``, ``Finished (...)``), or as the last sentence
+    (``All subgoals completed. Finished.``), but not ``Finished the search, now ...``. Only the first
+    line counts: a model's sign-off after the subgoal is not part of it.
+    """
+    text = normalize_reply(subgoal).strip().split("\n", 1)[0]  # prose after the subgoal is not it
+    text = text.strip().strip("*_`\"' ").lstrip("#").strip().strip("*_`\"' ")
+    lowered = text.lower()
+    if lowered.startswith("finished"):
+        after = lowered[len("finished") :]
+        if not after or not (after[0].isalnum() or (after[0] == " " and after.strip()[:1].isalnum())):
+            return True
+    sentences = [s for s in re.split(r"[.!\n]", lowered[-400:]) if s.strip()]
+    first = _words(re.split(r"[.!\n]", lowered[:400], maxsplit=1)[0])
+    last = _words(sentences[-1]) if sentences else []
+    return first in _DONE_SENTENCES or last in _DONE_SENTENCES
 
 
-def strip_fence(text: str) -> str:
-    """The content of a fenced code block if ``text`` is one, else ``text`` stripped."""
-    match = re.fullmatch(r"\s*```[a-zA-Z]*\s*(.*?)\s*```\s*", text, re.S)
-    return match.group(1).strip() if match else text.strip()
+# --------------------------------------------------------------------------------------------------
+# Embedded JSON and calls
+
+
+def nesting_depth(text: str, stop_above: int = MAX_NESTING) -> int:
+    """Deepest ``{[(`` nesting in ``text`` (brackets inside quoted strings ignored); counting stops as
+    soon as it passes ``stop_above``."""
+    depth = deepest = 0
+    quote = ""
+    escaped = False
+    for char in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+            continue
+        if char in "\"'":
+            quote = char
+        elif char in "{[(":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop_above:
+                    return deepest
+        elif char in "}])":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def balanced_span(text: str, start: int) -> int | None:
+    """Index just past the bracket that closes the one at ``start``, or None if it never closes."""
+    pairs = {"{": "}", "[": "]", "(": ")"}
+    stack: list[str] = []
+    quote = ""
+    escaped = False
+    for index in range(start, len(text)):
+        char = text[index]
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+            continue
+        if char in "\"'" and stack:
+            quote = char
+        elif char in pairs:
+            stack.append(pairs[char])
+        elif char in "}])":
+            if not stack or char != stack[-1]:
+                return None
+            stack.pop()
+            if not stack:
+                return index + 1
+    return None
+
+
+def _check_depth(text: str, what: str) -> None:
+    if nesting_depth(text) > MAX_NESTING:
+        raise ReplyProblem(f"{what} is nested too deeply (more than {MAX_NESTING} levels): keep it flat")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+def _check_digits(text: str) -> None:
+    run = longest = 0
+    for char in text:
+        run = run + 1 if char.isdigit() else 0
+        longest = max(longest, run)
+    if longest > 200:
+        raise ReplyProblem("the reply contains a number hundreds of digits long: write ordinary numbers")
+
+
+def load_json(text: str, what: str) -> Any:
+    """``json.loads`` with the depth checked first, NaN/Infinity refused, and every failure a
+    ``ReplyProblem``; single quotes, trailing commas and Python literals are read as a fallback."""
+    _check_depth(text, what)
+    _check_digits(text)
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ReplyProblem(f"{what} is nested too deeply: keep it flat") from None
+    except json.JSONDecodeError as exc:
+        strict_error = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    except ValueError as exc:
+        raise ReplyProblem(f"{what} cannot be read: {exc}; use plain numbers (no NaN or Infinity)") from None
+    try:
+        return literal(text)
+    except ReplyProblem:
+        raise
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        raise ReplyProblem(f"{what} is not valid JSON ({strict_error})") from None
+
+
+_NAMED_CONSTANTS = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
+
+
+def literal(text: str) -> Any:
+    """A JSON-like or Python literal (dicts, lists, strings, numbers, true/false/null) read with ``ast``.
+
+    The caller has checked the nesting depth; NaN and Infinity are refused.
+    """
+    tree = ast.parse(text.strip(), mode="eval").body
+    return _literal_node(tree)
+
+
+def _literal_node(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int | float | bool | type(None)):
+        value = node.value
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ReplyProblem("numbers must be finite (no NaN or Infinity)")
+        return value
+    if isinstance(node, ast.Name) and node.id in _NAMED_CONSTANTS:
+        return _NAMED_CONSTANTS[node.id]
+    if isinstance(node, ast.Name) and node.id in ("NaN", "nan", "Infinity", "inf"):
+        raise ReplyProblem("numbers must be finite (no NaN or Infinity)")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _literal_node(node.operand)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("a sign before something that is not a number")
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Dict):
+        keys = [_literal_node(k) if k is not None else None for k in node.keys]
+        if any(not isinstance(k, str) for k in keys):
+            raise ValueError("object keys must be strings")
+        return dict(zip(keys, (_literal_node(v) for v in node.values), strict=True))
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_literal_node(item) for item in node.elts]
+    raise ValueError("not a literal value")
+
+
+def first_json(text: str, opening: str = "{", what: str = "the JSON") -> str | None:
+    """The first ``{...}`` (or ``[...]``) in ``text`` if it is closed, prose around it ignored; None if
+    there is none or it never closes."""
+    start = text.find(opening)
+    if start < 0:
+        return None
+    if nesting_depth(text[start:]) > MAX_NESTING:
+        raise ReplyProblem(f"{what} is nested too deeply (more than {MAX_NESTING} levels): keep it flat")
+    end = balanced_span(text, start)
+    return text[start:end] if end is not None else None
+
+
+def parse_call_arguments(inner: str) -> tuple[list[Any], dict[str, Any]]:
+    """Positional and keyword arguments of ``Name(inner)`` as literals (``true``/``null`` read too)."""
+    _check_depth(inner, "the action's arguments")
+    _check_digits(inner)
+    call = ast.parse(f"f({inner})", mode="eval").body
+    if not isinstance(call, ast.Call):
+        raise ValueError("not a call")
+    positional = [_literal_node(a) for a in call.args]
+    keywords = {kw.arg: _literal_node(kw.value) for kw in call.keywords if kw.arg}
+    return positional, keywords

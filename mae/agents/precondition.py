@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from mae.actions import Shortcut
 from mae.agents.base import Screen, TurnListener, ask
-from mae.agents.parsing import ReplyProblem, require_sections
+from mae.agents.parsing import parse_yes_no, require_sections
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
@@ -65,10 +65,7 @@ class PreconditionCheck(BaseModel):
 def parse_verdict(text: str) -> Verdict:
     """``### Verdict ###`` must start with Yes or No; ``### Reason ###`` is optional."""
     sections = require_sections(text, ["Verdict"], optional=("Reason",))
-    word = re.sub(r"[^a-z]", " ", sections["Verdict"].lower()).split()
-    if not word or word[0] not in ("yes", "no"):
-        raise ReplyProblem("### Verdict ### must be exactly Yes or No")
-    return Verdict(holds=word[0] == "yes", reason=sections["Reason"].strip())
+    return Verdict(holds=parse_yes_no(sections["Verdict"]), reason=sections["Reason"].strip())
 
 
 def first_tap(shortcut: Shortcut, arguments: dict[str, Any]) -> tuple[int, int] | None:

@@ -14,6 +14,7 @@ from mae.agents.base import AgentResult, Screen, TurnListener, ask
 from mae.agents.parsing import ReplyProblem, parse_outcome, require_sections
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
+from mae.llm.images import before_policy, encode_image
 from mae.memory.working import Outcome, WorkingMemory
 
 ROLE = "reflector"
@@ -91,5 +92,9 @@ def reflect(
 ) -> AgentResult[ReflectorReply]:
     """Ask the Action Reflector to judge ``action`` from the two screens."""
     prompt = build_prompt(client, memory, before, after, action, description, prompts_dir)
-    images = [before.encoded(client, ROLE), after.encoded(client, ROLE)]
+    policy = client.profile(ROLE).image  # the 'before' screen may go smaller (it was seen in full already)
+    first = before.encoded(client, ROLE)
+    if policy.before_max_side is not None:
+        first = encode_image(before.image, before_policy(policy, before.image.size))
+    images = [first, after.encoded(client, ROLE)]
     return ask(client, ROLE, prompt, images, parse_reply, agent=ROLE, on_turn=on_turn)

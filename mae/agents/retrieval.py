@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from mae.actions import INITIAL_SHORTCUTS, Shortcut
+from mae.actions import INITIAL_SHORTCUTS, Shortcut, canonical_action_name
 from mae.agents.base import TurnListener, ask
-from mae.agents.parsing import ReplyProblem, require_sections, strip_fence
+from mae.agents.parsing import ReplyProblem, require_sections, says_none, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.config import EvolutionSettings
 from mae.llm.client import ChatClient
@@ -68,9 +68,9 @@ def parse_tip_selection(text: str, count: int) -> TipSelection:
     """Numbers from ``### Selected Tips ###`` (``None`` = no tip); all must be between 1 and ``count``."""
     sections = require_sections(text, ["Selected Tips"], optional=("Thought",))
     body = strip_fence(sections["Selected Tips"])
-    if body.strip().rstrip(".").lower() in _NONE:
+    if says_none(body, _NONE):
         return TipSelection(thought=sections["Thought"])
-    numbers = [int(n) for n in re.findall(r"\d+", body)]
+    numbers = _tip_numbers(body)
     if not numbers:
         raise ReplyProblem("### Selected Tips ### must list tip numbers separated by commas, or None")
     wrong = sorted({n for n in numbers if not 1 <= n <= count})
@@ -79,13 +79,25 @@ def parse_tip_selection(text: str, count: int) -> TipSelection:
     return TipSelection(thought=sections["Thought"], numbers=sorted(set(numbers)))
 
 
+def _tip_numbers(body: str) -> list[int]:
+    """Tip numbers in ``1, 3 and 5``, ``[2, 4]``, ``Tip 2`` or ``1-3`` (a range)."""
+    numbers: list[int] = []
+    for low, high in re.findall(r"(\d{1,6})(?:[ \t]*[-–][ \t]*(\d{1,6}))?", body[:4000]):
+        first = int(low)
+        last = int(high) if high else first
+        numbers.extend(range(first, min(last, first + 200) + 1) if last >= first else [first])
+    return numbers
+
+
 def parse_shortcut_selection(text: str, known: list[str]) -> ShortcutSelection:
     """Known names from ``### Selected Shortcuts ###`` (``None`` = none; other words are ignored)."""
     sections = require_sections(text, ["Selected Shortcuts"], optional=("Thought",))
     body = strip_fence(sections["Selected Shortcuts"])
-    if body.strip().rstrip(".").lower() in _NONE:
+    if says_none(body, _NONE):
         return ShortcutSelection(thought=sections["Thought"])
-    names = [n for n in re.findall(r"[A-Za-z][A-Za-z0-9_]*", body) if n in known]
+    keys = {canonical_action_name(name, known): name for name in known}
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_]*", body[:4000])
+    names = [keys[canonical_action_name(w, known)] for w in words if canonical_action_name(w, known) in keys]
     if not names:
         raise ReplyProblem(
             f"### Selected Shortcuts ### names no known Shortcut; choose from {', '.join(known)}, or None"

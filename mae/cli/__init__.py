@@ -49,6 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MaeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except (RecursionError, MemoryError):  # an input file nested too deeply or too large to read
+        print(
+            "error: an input is nested too deeply or is too large to read; check the files given",
+            file=sys.stderr,
+        )
+        return 2
     except BrokenPipeError:  # output piped into `head` and the like
         return 0
     except KeyboardInterrupt:

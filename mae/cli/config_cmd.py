@@ -11,6 +11,7 @@ from typing import Any
 
 from mae.config import Settings, load_settings
 from mae.errors import ConfigError
+from mae.llm.client import redact_url
 from mae.llm.providers import AGENT_ROLES, PRESETS
 
 _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -59,7 +60,7 @@ def role_profiles(settings: Settings) -> dict[str, dict[str, Any]]:
             continue
         roles[role] = {
             "provider": profile.provider,
-            "base_url": profile.base_url,
+            "base_url": redact_url(profile.base_url),
             "model": profile.model,
             "api_key_env": key_env,
             "api_key_set": bool(os.environ.get(key_env)) if key_env else None,
@@ -108,13 +109,16 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _masked(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with any ``api_key_env`` that is not a variable name (a pasted key?) hidden."""
+    """``data`` with any ``api_key_env`` that is not a variable name (a pasted key?) hidden and
+    credentials in base URLs removed."""
     masked: dict[str, Any] = {}
     for key, value in data.items():
         if isinstance(value, dict):
             masked[key] = _masked(value)
         elif key == "api_key_env" and isinstance(value, str) and not _VAR_NAME.fullmatch(value):
             masked[key] = "<hidden: not a variable name>"
+        elif key == "base_url" and isinstance(value, str):
+            masked[key] = redact_url(value)  # credentials in user:key@host or ?api-key= never printed
         else:
             masked[key] = value
     return masked

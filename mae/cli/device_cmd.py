@@ -8,10 +8,12 @@ import sys
 import time
 from pathlib import Path
 
+from PIL import Image
+
 from mae.actions import INITIAL_SHORTCUTS, parse_action_text, resolve_call, run_steps
 from mae.device import VIRTUAL, open_device
 from mae.device.base import Device
-from mae.errors import DeviceError
+from mae.errors import ConfigError, DeviceError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -99,8 +101,18 @@ def _open(args: argparse.Namespace) -> Device:
     return device
 
 
+def _check_image_path(path: Path) -> None:
+    """``ConfigError`` (before touching the phone) when ``path`` has no image extension Pillow writes."""
+    extension = path.suffix.lower()
+    if extension not in Image.registered_extensions():
+        raise ConfigError(f"cannot save a screenshot as {path.name!r}: end the file name in .png or .jpg")
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder: name a file such as {path / 'screen.png'}")
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     """Save one screenshot of the chosen device."""
+    _check_image_path(args.output)
     _verbose(args)
     device = _open(args)
     try:
@@ -123,6 +135,8 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 def cmd_do(args: argparse.Namespace) -> int:
     """Run one atomic operation (or the initial Shortcut) on the chosen device, then settle."""
+    if args.screenshot:
+        _check_image_path(args.screenshot)
     _verbose(args)
     call = parse_action_text(args.action)
     device = _open(args)

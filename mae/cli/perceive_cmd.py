@@ -10,8 +10,7 @@ from PIL import Image, UnidentifiedImageError
 
 from mae.config import load_settings
 from mae.errors import ConfigError
-from mae.llm.client import ChatClient
-from mae.perception import Perception, Perceptor
+from mae.perception.elements import Perception
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_perceive(args: argparse.Namespace) -> int:
+    from mae.llm.client import ChatClient  # heavy imports only when the command runs (start-up time)
+    from mae.perception import Perceptor
+
     settings = load_settings(
         args.profile,
         overrides={
@@ -52,17 +54,39 @@ def cmd_perceive(args: argparse.Namespace) -> int:
     perceptor = Perceptor.from_settings(settings.perception, client)
     perceptor.merge = not args.no_merge
     for path in args.images:
-        try:
-            with Image.open(path) as opened:
-                image = opened.convert("RGB")
-        except (OSError, UnidentifiedImageError) as exc:
-            raise ConfigError(f"cannot read image {path}: {exc}") from None
+        image = read_screenshot(path)
         result = perceptor.perceive(image)
         if args.json:
             print(json.dumps({"image": str(path), **result.model_dump(mode="json")}))
         else:
             print(_as_text(path, result))
     return 0
+
+
+MIN_SIDE = 32
+MAX_PIXELS = 40_000_000
+MAX_ASPECT = 20
+
+
+def read_screenshot(path: Path) -> Image.Image:
+    """An RGB image fit for the Perceptor; ``ConfigError`` for unreadable, tiny, huge or strip images
+    (checked from the header, before the pixels are decoded)."""
+    try:
+        with Image.open(path) as opened:
+            width, height = opened.size
+            if width * height > MAX_PIXELS:
+                raise ConfigError(
+                    f"image {path} is {width}x{height} pixels, too large for a phone screenshot "
+                    f"(at most {MAX_PIXELS // 1_000_000} million pixels)"
+                )
+            if min(width, height) < MIN_SIDE or max(width, height) > MAX_ASPECT * min(width, height):
+                raise ConfigError(
+                    f"image {path} is {width}x{height} pixels: give a screenshot at least {MIN_SIDE} pixels "
+                    f"on each side and no more than {MAX_ASPECT} times longer than wide"
+                )
+            return opened.convert("RGB")
+    except (OSError, UnidentifiedImageError, Image.DecompressionBombError, ValueError) as exc:
+        raise ConfigError(f"cannot read image {path}: {exc}") from None
 
 
 def _as_text(path: Path, result: Perception) -> str:

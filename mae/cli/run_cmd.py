@@ -11,17 +11,21 @@ import argparse
 import sys
 import threading
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, get_args
 
 from mae.actions import ActionCall, Shortcut
-from mae.agents.choose import AGENT_NAMES
 from mae.cli import memory_cmd
-from mae.config import Settings, load_settings
+from mae.config import LoopSettings, Settings, load_settings
 from mae.errors import ConfigError
 from mae.events import Event
-from mae.loop import Approver, run_task
-from mae.results import TaskResult
-from mae.runtime import Runtime, build_runtime
+
+AGENT_NAMES: tuple[str, ...] = get_args(LoopSettings.model_fields["agent"].annotation)
+"""``mae.agents.choose.AGENT_NAMES`` without importing the agents (start-up time)."""
+
+if TYPE_CHECKING:  # the loop and the runtime load the model SDK and OpenCV: only when a task runs
+    from mae.loop import Approver
+    from mae.results import TaskResult
+    from mae.runtime import Runtime
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,6 +47,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model name at that endpoint")
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable that holds the API key")
     parser.add_argument("--profile", type=Path, help="TOML settings profile")
+    parser.add_argument(
+        "--timeout", type=float, metavar="S", help="total seconds per model call (default 120)"
+    )
+    parser.add_argument("--max-retries", type=int, metavar="N", help="retries per model call (default 3)")
+    parser.add_argument("--temperature", type=float, help="sampling temperature (default 0)")
+    parser.add_argument("--max-tokens", type=int, metavar="N", help="longest reply asked for (default 2048)")
     parser.add_argument("--max-steps", type=int, help="step limit (default 40)")
     parser.add_argument(
         "--agent",
@@ -50,12 +60,28 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="e = Mobile-Agent-E (default); baselines: v2 = Mobile-Agent-v2, v1 = Mobile-Agent (v1)",
     )
     parser.add_argument("--log-dir", type=Path, help="where run directories go (default ./runs)")
+    parser.add_argument(
+        "--parallel-notetaker",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run the Notetaker beside the Action Reflector: one model round trip less per step; the "
+        "Notetaker then sees the progress of the step before (the paper's order is sequential; default off)",
+    )
     parser.add_argument("--yes", action="store_true", help="approve sensitive actions without asking")
     parser.add_argument("--quiet", action="store_true", help="print only the final result")
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Settings from the profile, the environment and these flags (flags win)."""
+    """Settings from the profile, the environment and these flags (flags win); ``ConfigError`` when the
+    log or memory folder names an existing file."""
+    settings = _load_run_settings(args)
+    for what, folder in (("log folder", settings.log_dir), ("memory folder", settings.memory_dir)):
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"the {what} {folder} is a file: name a folder (it is created if missing)")
+    return settings
+
+
+def _load_run_settings(args: argparse.Namespace) -> Settings:
     return load_settings(
         args.profile,
         overrides={
@@ -66,7 +92,12 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             "api_key_env": args.api_key_env,
             "log_dir": args.log_dir,
             "loop.max_steps": args.max_steps,
+            "loop.parallel_notetaker": args.parallel_notetaker,
             "loop.agent": getattr(args, "agent", None),
+            "timeout_s": args.timeout,
+            "max_retries": args.max_retries,
+            "temperature": args.temperature,
+            "max_tokens": args.max_tokens,
             **memory_cmd.memory_overrides(args),
         },
     )
@@ -165,6 +196,8 @@ def run_one(
     **extra: Any,
 ) -> TaskResult:
     """One task with the CLI's printer and approver; ``extra`` goes to ``run_task``."""
+    from mae.loop import run_task
+
     settings = runtime.settings
     return run_task(
         instruction,
@@ -181,6 +214,13 @@ def run_one(
         backbone=runtime.backbone,
         **extra,
     )
+
+
+def build_runtime(settings: Settings) -> Runtime:
+    """``mae.runtime.build_runtime``, imported when a task runs (it loads the model SDK and OpenCV)."""
+    from mae.runtime import build_runtime as build
+
+    return build(settings)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

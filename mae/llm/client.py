@@ -8,15 +8,16 @@ failures become typed errors chosen by exception type and HTTP status. Every cal
 
 from __future__ import annotations
 
-import os
+import math
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx2 as httpx  # the HTTP client the openai SDK is built on
 import openai
 from PIL import Image
 from pydantic import BaseModel
@@ -31,6 +32,7 @@ from mae.llm.errors import (
     ModelTimeoutError,
 )
 from mae.llm.images import EncodedImage, encode_image
+from mae.llm.keys import resolve_key
 from mae.llm.providers import ModelProfile
 
 ROLE_HEADER = "X-Mae-Role"
@@ -118,15 +120,7 @@ class ChatClient:
         self._api_key(self.profile(role))
 
     def _api_key(self, profile: ModelProfile) -> str:
-        if profile.api_key_env is None:
-            return "EMPTY"
-        key = self._api_keys.get(profile.api_key_env) or os.environ.get(profile.api_key_env)
-        if not key:
-            raise ModelAuthError(
-                f"no API key for {profile.provider} ({profile.model}): set the environment variable "
-                f"{profile.api_key_env}, or enter the key in the demo's settings"
-            )
-        return key
+        return resolve_key(profile, self._api_keys)
 
     def _sdk(self, profile: ModelProfile) -> openai.OpenAI:
         key = self._api_key(profile)
@@ -135,7 +129,11 @@ class ChatClient:
             client = self._clients.get(cache_key)
             if client is None:
                 client = openai.OpenAI(
-                    base_url=profile.base_url, api_key=key, timeout=profile.timeout_s, max_retries=0
+                    base_url=profile.base_url,
+                    api_key=key,
+                    timeout=profile.timeout_s,
+                    max_retries=0,
+                    http_client=httpx.Client(transport=DeadlineTransport(profile.timeout_s)),
                 )
                 self._clients[cache_key] = client
         return client
@@ -202,8 +200,8 @@ class ChatClient:
 
     def _delay(self, profile: ModelProfile, attempt: int, exc: Exception) -> float:
         retry_after = _retry_after(exc)
-        if retry_after is not None:
-            return min(retry_after, 60.0)
+        if retry_after is not None:  # a server's wish, kept within [0, max_retry_wait_s]
+            return min(max(retry_after, 0.0), profile.max_retry_wait_s)
         base = profile.retry_backoff_s * (2 ** (attempt - 1))
         return min(base, 30.0) * (0.5 + random.random() / 2)
 
@@ -253,28 +251,93 @@ class ChatClient:
 
 
 def _read_response(response: Any) -> tuple[str, int, int]:
+    """Text and token counts of a chat completion; ``ModelResponseError`` when there is no text.
+
+    Token counts are informative only: a missing or malformed ``usage`` counts as 0, never an error.
+    """
     choices = getattr(response, "choices", None)
-    if not choices:
+    if not choices or not isinstance(choices, list):
         raise ModelResponseError("the model's reply has no choices (not a chat completion)")
-    content = choices[0].message.content
-    if content is None:
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise ModelResponseError("the model's reply has a choice without a message")
+    content = getattr(message, "content", None)
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "".join(
+            str(part.get("text", "")) if isinstance(part, dict) else str(getattr(part, "text", "") or "")
+            for part in content
+        )
+    if content is None or not isinstance(content, str):
         raise ModelResponseError("the model's reply has no text content")
     usage = getattr(response, "usage", None)
-    input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-    output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-    return str(content), input_tokens, output_tokens
+    return content, _count(getattr(usage, "prompt_tokens", 0)), _count(getattr(usage, "completion_tokens", 0))
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    try:
+        number = float(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return int(number) if math.isfinite(number) and 0 <= number < 1e12 else 0
 
 
 def _retry_after(exc: Exception) -> float | None:
+    """Seconds a ``Retry-After`` header asks for; None when absent or not a finite number."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
         return None
     value = headers.get("retry-after")
     try:
-        return float(value) if value is not None else None
-    except ValueError:
+        seconds = float(value) if value is not None else None
+    except (TypeError, ValueError):
         return None
+    return seconds if seconds is not None and math.isfinite(seconds) else None
+
+
+class _DeadlineStream(httpx.SyncByteStream):
+    """A response body that stops with a timeout once the call's total deadline has passed."""
+
+    def __init__(self, inner: httpx.SyncByteStream, deadline: float, request: httpx.Request) -> None:
+        self._inner = inner
+        self._deadline = deadline
+        self._request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._inner:
+            if time.monotonic() > self._deadline:
+                raise httpx.ReadTimeout(
+                    "the reply took longer than the call's deadline", request=self._request
+                )
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class DeadlineTransport(httpx.BaseTransport):
+    """HTTP transport with a total deadline per request (connect + headers + body), not per read: a
+    server trickling bytes cannot hold a call past ``total_s`` (plus at most one read)."""
+
+    def __init__(self, total_s: float) -> None:
+        self._inner = httpx.HTTPTransport()
+        self._total_s = total_s
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        deadline = time.monotonic() + self._total_s
+        response = self._inner.handle_request(request)
+        if time.monotonic() > deadline:
+            response.close()
+            raise httpx.ReadTimeout("the reply took longer than the call's deadline", request=request)
+        stream = response.stream
+        if isinstance(stream, httpx.SyncByteStream):
+            response.stream = _DeadlineStream(stream, deadline, request)
+        return response
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 def redact_url(url: str) -> str:

@@ -15,6 +15,9 @@ from typing import Literal
 from PIL import Image
 from pydantic import BaseModel, Field
 
+TokenRule = Literal["openai_tiles", "anthropic_pixels", "gemini_tiles", "qwen_patches", "unknown"]
+"""How a provider bills an image (``image_tokens``)."""
+
 
 class ImagePolicy(BaseModel):
     """How images are sent to one model."""
@@ -22,6 +25,13 @@ class ImagePolicy(BaseModel):
     resize: Literal["none", "max_side", "qwen"] = "max_side"
     max_side: int = Field(1664, ge=64, description="longest side in pixels, for resize='max_side'")
     factor: int = Field(28, ge=1, description="smart_resize side multiple (28 Qwen2.5-VL, 32 Qwen3-VL)")
+    before_max_side: int | None = Field(
+        None,
+        ge=64,
+        description="longest side of the 'before' screenshot the Action Reflector compares with the new "
+        "one (it saw that screen in full the step before); None: sent like every other image",
+    )
+    token_rule: TokenRule = Field("unknown", description="how the provider counts an image's tokens")
     min_pixels: int = Field(4 * 28 * 28, ge=1, description="Qwen smart_resize lower pixel budget")
     max_pixels: int = Field(1280 * 28 * 28, ge=1, description="Qwen smart_resize upper pixel budget")
     jpeg_quality: int = Field(85, ge=10, le=100)
@@ -62,6 +72,51 @@ def target_size(size: tuple[int, int], policy: ImagePolicy) -> tuple[int, int]:
         ratio = policy.max_side / max(width, height)
         return max(1, round(width * ratio)), max(1, round(height * ratio))
     return width, height
+
+
+def image_tokens(size: tuple[int, int], rule: TokenRule) -> int | None:
+    """Input tokens an image of ``size`` (as sent) costs under the provider's documented rule.
+
+    - ``openai_tiles`` (GPT-4o, detail high): fit in 2048x2048, shrink so the short side is at most
+      768, then 85 + 170 per 512 px tile.
+    - ``anthropic_pixels`` (Claude): shrunk to a long side of at most 1568 px, then width*height/750.
+    - ``gemini_tiles`` (Gemini 2.x): 258 when both sides are at most 384, else 258 per 768 px tile.
+    - ``qwen_patches`` (Qwen2-VL/2.5-VL, after ``smart_resize``): one token per 28x28 patch, plus the
+      two vision start/end tokens.
+    - ``unknown``: ``None``.
+    """
+    width, height = size
+    if rule == "openai_tiles":
+        fit = min(1.0, 2048 / max(width, height))
+        w, h = width * fit, height * fit
+        short = min(1.0, 768 / min(w, h))
+        w, h = w * short, h * short
+        return 85 + 170 * math.ceil(math.floor(w) / 512) * math.ceil(math.floor(h) / 512)
+    if rule == "anthropic_pixels":
+        fit = min(1.0, 1568 / max(width, height))
+        return math.ceil(round(width * fit) * round(height * fit) / 750)
+    if rule == "gemini_tiles":
+        if width <= 384 and height <= 384:
+            return 258
+        return 258 * math.ceil(width / 768) * math.ceil(height / 768)
+    if rule == "qwen_patches":
+        return (width // 28) * (height // 28) + 2
+    return None
+
+
+def before_policy(policy: ImagePolicy, size: tuple[int, int]) -> ImagePolicy:
+    """The policy for the Action Reflector's 'before' screenshot of ``size``: longest side at most
+    ``before_max_side`` when it is set (for Qwen, through the pixel budget)."""
+    side = policy.before_max_side
+    if side is None:
+        return policy
+    if policy.resize == "qwen":
+        ratio = min(1.0, side / max(size))
+        budget = max(policy.min_pixels, int(size[0] * size[1] * ratio * ratio))
+        budget = min(policy.max_pixels, budget)
+        return policy.model_copy(update={"max_pixels": budget, "before_max_side": None})
+    cap = min(policy.max_side, side) if policy.resize == "max_side" else side
+    return policy.model_copy(update={"resize": "max_side", "max_side": cap, "before_max_side": None})
 
 
 @dataclass(frozen=True)

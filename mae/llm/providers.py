@@ -43,6 +43,7 @@ class ModelProfile(BaseModel):
     timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(3, ge=0, le=10)
     retry_backoff_s: float = Field(1.0, ge=0, description="first retry delay; doubles each retry")
+    max_retry_wait_s: float = Field(60.0, ge=0, description="longest wait a Retry-After header may ask for")
 
     def with_convention(self, name: str) -> ModelProfile:
         """This profile answering in the coordinate convention ``name`` (``mae.llm.coordinates``), with
@@ -86,6 +87,7 @@ class ProviderPreset(BaseModel):
 
 
 _QWEN = convention("qwen2.5-vl")
+_QWEN_IMAGES = _QWEN.image.model_copy(update={"before_max_side": 1024, "token_rule": "qwen_patches"})
 
 PRESETS: dict[str, ProviderPreset] = {
     preset.name: preset
@@ -97,7 +99,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="gpt-4o",
             caption_model="gpt-4o-mini",
             api_key_env="OPENAI_API_KEY",
-            image=ImagePolicy(max_side=1664),
+            image=ImagePolicy(max_side=1536, before_max_side=1024, token_rule="openai_tiles"),
         ),
         ProviderPreset(
             name="anthropic",
@@ -106,7 +108,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="claude-3-5-sonnet-20241022",
             caption_model="claude-3-5-haiku-20241022",
             api_key_env="ANTHROPIC_API_KEY",
-            image=ImagePolicy(max_side=1568),
+            image=ImagePolicy(max_side=1568, before_max_side=1024, token_rule="anthropic_pixels"),
         ),
         ProviderPreset(
             name="google",
@@ -115,7 +117,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="gemini-1.5-pro",
             caption_model="gemini-1.5-flash",
             api_key_env="GEMINI_API_KEY",
-            image=ImagePolicy(max_side=1536),
+            image=ImagePolicy(max_side=1536, before_max_side=768, token_rule="gemini_tiles"),
         ),
         ProviderPreset(
             name="dashscope",
@@ -124,7 +126,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="qwen-vl-max",
             caption_model="qwen-vl-plus",
             api_key_env="DASHSCOPE_API_KEY",
-            image=_QWEN.image,
+            image=_QWEN_IMAGES,
             coordinate_space=_QWEN.space,
             model_resize=_QWEN.model_resize,
         ),
@@ -135,7 +137,7 @@ PRESETS: dict[str, ProviderPreset] = {
             model="Qwen/Qwen2.5-VL-7B-Instruct",
             caption_model="Qwen/Qwen2.5-VL-7B-Instruct",
             api_key_env=None,
-            image=_QWEN.image,
+            image=_QWEN_IMAGES,
             coordinate_space=_QWEN.space,
             model_resize=_QWEN.model_resize,
         ),

@@ -420,6 +420,10 @@ class MemoryStore:
                 f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
                 "nothing changed"
             ) from None
+        except (RecursionError, ValueError):
+            raise MemoryStoreError(
+                f"{source}: nested too deeply or holds numbers too long to read; nothing changed"
+            ) from None
         return self.put_shortcuts(data, author=author, mode=mode, source=source)
 
     def delete_shortcut(self, name: str, *, author: str = "user") -> UpdateResult:

@@ -97,6 +97,8 @@ def parse_shortcuts_text(text: str) -> list[tuple[str | None, Any]]:
         raise ShortcutsFileError(
             f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
         ) from None
+    except (RecursionError, ValueError):
+        raise ShortcutsFileError("nested too deeply or holds numbers too long to read") from None
     return shortcut_entries(data)
 
 

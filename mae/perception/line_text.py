@@ -70,36 +70,97 @@ def _strip_bullet(text: str) -> str:
     return text
 
 
+class LineKey(NamedTuple):
+    """Where a line crop's ink lies (``left``/``right`` columns of the crop, ``width`` the crop's width)
+    and a digest of the ink's pixels with the background colour."""
+
+    digest: str
+    left: int = 0
+    right: int = 1
+    width: int = 1
+
+
+INK_CONTRAST = 40
+"""A pixel is ink when one of its channels differs from the crop's background by more than this."""
+
+
+def line_key(image: np.ndarray, box: tuple[int, int, int, int] | None = None) -> LineKey:
+    """A content key for the line ``box`` of ``image`` (default: all of it) that does not depend on
+    where the box's edges fall.
+
+    The detector's boxes move by a pixel or two between screens (they are found on a downscaled copy
+    and mapped back), they often cut through the first or last character, and after a scroll every
+    line sits at a new place: hashing the box's pixels misses. The key looks at the box grown by half
+    its height on each side and by a quarter above and below, and hashes only the ink there (pixels
+    that differ from the background, the median of the region's border) cropped to its bounding box,
+    plus the background colour. A region without ink is hashed whole. ``left``/``right`` are the ink's
+    columns relative to the box.
+    """
+    pixels = image if image.ndim == 3 else image[:, :, None]
+    full_h, full_w = pixels.shape[:2]
+    left, top, right, bottom = box if box is not None else (0, 0, full_w, full_h)
+    grow = max(0, bottom - top)
+    x0, x1 = max(0, left - grow // 2), min(full_w, right + grow // 2)
+    y0, y1 = max(0, top - grow // 4), min(full_h, bottom + grow // 4)
+    region = pixels[y0:y1, x0:x1]
+    height, width = region.shape[:2]
+    ink_left, ink_top, ink_right, ink_bottom = 0, 0, width, height
+    background = np.zeros(pixels.shape[2], np.uint8)
+    if height >= 3 and width >= 3:
+        border = np.concatenate([region[0], region[-1], region[:, 0], region[:, -1]])
+        background = np.median(border, axis=0).astype(np.uint8)
+        ink = (np.abs(region.astype(np.int16) - background.astype(np.int16)) > INK_CONTRAST).any(axis=2)
+        rows, columns = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+        if rows.size and columns.size:
+            ink_top, ink_bottom = int(rows[0]), int(rows[-1]) + 1
+            ink_left, ink_right = int(columns[0]), int(columns[-1]) + 1
+    core = np.ascontiguousarray(region[ink_top:ink_bottom, ink_left:ink_right])
+    digest = hashlib.blake2b(repr(core.shape).encode(), digest_size=16)
+    digest.update(background.tobytes())
+    digest.update(core.data)
+    return LineKey(digest.hexdigest(), x0 + ink_left - left, x0 + ink_right - left, max(1, right - left))
+
+
 class LineCache:
-    """A thread-safe LRU map from a line crop's pixels to its ``Reading``; size 0 turns it off."""
+    """A thread-safe LRU map from a line's ink (``line_key``) to its ``Reading``; size 0 turns it off.
+
+    Readings are stored with the text's extent relative to the ink, and given back relative to the
+    crop that asks, so a line found again at another place or in a looser box keeps an exact extent.
+    """
 
     def __init__(self, size: int) -> None:
         self.size = max(0, size)
         self._data: OrderedDict[str, Reading] = OrderedDict()
         self._lock = threading.Lock()
 
-    def key(self, crop: np.ndarray) -> str:
-        if not self.size:
-            return ""
-        digest = hashlib.blake2b(repr(crop.shape).encode(), digest_size=16)
-        digest.update(np.ascontiguousarray(crop).data)
-        return digest.hexdigest()
+    def key(self, image: np.ndarray, box: tuple[int, int, int, int] | None = None) -> LineKey:
+        """``line_key(image, box)``; nothing to compute when the cache is off."""
+        return line_key(image, box) if self.size else LineKey("")
 
-    def get(self, key: str) -> Reading | None:
+    def get(self, key: LineKey) -> Reading | None:
         if not self.size:
             return None
         with self._lock:
-            found = self._data.get(key)
+            found = self._data.get(key.digest)
             if found is not None:
-                self._data.move_to_end(key)
-            return found
+                self._data.move_to_end(key.digest)
+        if found is None:
+            return None
+        span = max(1, key.right - key.left)
+        start = min(1.0, max(0.0, (key.left + found.start * span) / key.width))
+        end = min(1.0, max(start, (key.left + found.end * span) / key.width))
+        return found._replace(start=start, end=end)
 
-    def put(self, key: str, value: Reading) -> None:
+    def put(self, key: LineKey, value: Reading) -> None:
         if not self.size:
             return
+        span = max(1, key.right - key.left)
+        stored = value._replace(
+            start=(value.start * key.width - key.left) / span, end=(value.end * key.width - key.left) / span
+        )
         with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
+            self._data[key.digest] = stored
+            self._data.move_to_end(key.digest)
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
 

@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import cv2
 import numpy as np
@@ -21,7 +21,7 @@ from mae.errors import ConfigError
 from mae.perception.elements import Element
 from mae.perception.geometry import box_area, quad_to_box, reading_order
 from mae.perception.line_split import split_line
-from mae.perception.line_text import LineCache, Reading, reading_from_rapidocr
+from mae.perception.line_text import LineCache, LineKey, Reading, reading_from_rapidocr
 
 
 class OcrBackend(Protocol):
@@ -37,10 +37,41 @@ class OcrBackend(Protocol):
 _ENGINES: dict[tuple[Any, ...], Any] = {}
 _ENGINES_LOCK = threading.Lock()
 
+OcrDevice = Literal["auto", "cpu", "cuda"]
+CUDA_PROVIDER = "CUDAExecutionProvider"
 
-def _rapidocr_engine(threads: int | None, rec_batch: int, rec_min_width: int = 160) -> Any:
+
+def use_cuda(device: OcrDevice, providers: Sequence[str] | None = None) -> bool:
+    """Whether the OCR models run on the GPU: ``cuda`` requires onnxruntime's CUDA provider (install
+    ``onnxruntime-gpu``), ``auto`` uses it when present, ``cpu`` never does. ``providers`` defaults to
+    ``onnxruntime.get_available_providers()``."""
+    if device == "cpu":
+        return False
+    if providers is None:
+        import onnxruntime
+
+        providers = onnxruntime.get_available_providers()
+    if CUDA_PROVIDER in providers:
+        return True
+    if device == "cuda":
+        raise ConfigError(
+            "OCR on the GPU needs onnxruntime's CUDA provider: pip uninstall -y onnxruntime && "
+            "pip install onnxruntime-gpu (matching your CUDA version), or set the OCR device to auto or cpu"
+        )
+    return False
+
+
+def engine_providers(engine: Any) -> list[str]:
+    """The onnxruntime providers a RapidOCR engine's detector runs on (``[]`` when unknown)."""
+    session = getattr(getattr(getattr(engine, "text_det", None), "infer", None), "session", None)
+    return list(session.get_providers()) if session is not None else []
+
+
+def _rapidocr_engine(
+    threads: int | None, rec_batch: int, rec_min_width: int = 160, cuda: bool = False
+) -> Any:
     """One RapidOCR engine per option set, loaded once per process (loading takes ~0.5 s)."""
-    key = ("rapidocr", threads, rec_batch, rec_min_width)
+    key = ("rapidocr", threads, rec_batch, rec_min_width, cuda)
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
         if engine is None:
@@ -62,6 +93,8 @@ def _rapidocr_engine(threads: int | None, rec_batch: int, rec_min_width: int = 1
                 "rec_img_shape": [3, 48, rec_min_width],
                 "use_cls": False,
             }
+            if cuda:
+                options.update(det_use_cuda=True, rec_use_cuda=True)
             if threads:
                 options["intra_op_num_threads"] = threads
             engine = RapidOCR(**options)
@@ -88,6 +121,8 @@ class RapidOcrBackend:
     the CPU). ``rec_cache`` remembers the reading of that many recently seen line crops (by pixel
     content): consecutive screens of a task share most of their lines; 0 turns it off. Lines are
     recognised ``rec_batch`` at a time, padded to at least ``rec_min_width`` pixels (height 48).
+    ``device``: ``auto`` runs the models on the GPU when onnxruntime's CUDA provider is installed
+    (``onnxruntime-gpu``), ``cuda`` insists on it, ``cpu`` never uses it; ``providers`` says what runs.
     """
 
     name = "rapidocr"
@@ -103,17 +138,23 @@ class RapidOcrBackend:
         rec_workers: int | None = None,
         rec_cache: int = 4096,
         split_gap: float = 0.8,
+        device: OcrDevice = "auto",
     ) -> None:
         if det_max_side < 64:
             raise ConfigError("det_max_side must be at least 64 pixels")
         self.det_max_side = det_max_side
         self.min_score = min_score
         self.split_gap = split_gap
-        self.rec_workers = max(1, rec_workers if rec_workers is not None else min(2, os.cpu_count() or 1))
-        self._engine = _rapidocr_engine(threads, rec_batch, rec_min_width)
+        self.cuda = use_cuda(device)
+        default_workers = 1 if self.cuda else min(2, os.cpu_count() or 1)  # one GPU stream is enough
+        self.rec_workers = max(1, rec_workers if rec_workers is not None else default_workers)
+        self._engine = _rapidocr_engine(threads, rec_batch, rec_min_width, self.cuda)
         self._rec_engine = (
-            self._engine if self.rec_workers == 1 else _rapidocr_engine(1, rec_batch, rec_min_width)
+            self._engine
+            if self.rec_workers == 1
+            else _rapidocr_engine(1, rec_batch, rec_min_width, self.cuda)
         )
+        self.providers = engine_providers(self._engine)
         self._pool = (
             ThreadPoolExecutor(self.rec_workers - 1, thread_name_prefix="ocr-rec")
             if self.rec_workers > 1
@@ -121,6 +162,8 @@ class RapidOcrBackend:
         )
         self._lock = threading.Lock()
         self._cache = LineCache(rec_cache)
+        self.lines_seen = 0  # lines passed to recognition so far...
+        self.lines_cached = 0  # ...and how many of them the line cache answered
 
     def read(self, image: np.ndarray) -> list[Element]:
         """Text lines of an RGB screenshot, in reading order."""
@@ -150,7 +193,8 @@ class RapidOcrBackend:
         if not crops:
             return []
         elements = []
-        for (left, top, right, bottom), reading in zip(boxes, self.recognize(crops), strict=True):
+        keys = [self._cache.key(bgr, box) for box in boxes]
+        for (left, top, right, bottom), reading in zip(boxes, self.recognize(crops, keys), strict=True):
             if not reading.text or reading.score < self.min_score:
                 continue
             span = right - left  # trim the box to the characters (drops an icon or bullet before them)
@@ -160,11 +204,15 @@ class RapidOcrBackend:
             )
         return reading_order(elements)
 
-    def recognize(self, crops: Sequence[np.ndarray]) -> list[Reading]:
-        """The reading of each BGR line crop: cached lines first, the rest split over the workers."""
-        keys = [self._cache.key(crop) for crop in crops]
+    def recognize(self, crops: Sequence[np.ndarray], keys: Sequence[LineKey] | None = None) -> list[Reading]:
+        """The reading of each BGR line crop: cached lines first, the rest split over the workers.
+        ``keys`` are the crops' cache keys when they were taken from the whole screen (``line_key``)."""
+        if keys is None:
+            keys = [self._cache.key(crop) for crop in crops]
         results: list[Reading | None] = [self._cache.get(key) for key in keys]
         todo = [i for i, found in enumerate(results) if found is None]
+        self.lines_seen += len(crops)
+        self.lines_cached += len(crops) - len(todo)
         if todo:
             # Balanced shares: sort by aspect ratio (the recogniser pads a batch to its widest line) and
             # deal the lines out in turn.
@@ -258,10 +306,11 @@ def _paddle_v3_lines(result: Any) -> list[Line]:
     return lines
 
 
-def make_ocr(name: str, **options: Any) -> OcrBackend:
-    """The OCR backend called ``name`` (``rapidocr`` or ``paddleocr``)."""
+def make_ocr(name: str, *, device: OcrDevice = "auto", **options: Any) -> OcrBackend:
+    """The OCR backend called ``name`` (``rapidocr`` or ``paddleocr``); ``device`` applies to rapidocr
+    (PaddleOCR picks its device itself)."""
     if name == "rapidocr":
-        return RapidOcrBackend(**options)
+        return RapidOcrBackend(device=device, **options)
     if name == "paddleocr":
         return PaddleOcrBackend(**options)
     raise ConfigError(f"unknown OCR backend {name!r}; choose rapidocr or paddleocr")

@@ -93,7 +93,7 @@ class Perceptor:
                 )
             captioner = make_captioner(settings.model_copy(update={"captions": captions}), client)
         return cls(
-            make_ocr(settings.ocr),
+            make_ocr(settings.ocr, device=settings.ocr_device),
             detector,
             captioner,
             a11y=settings.a11y,

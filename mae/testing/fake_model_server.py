@@ -30,6 +30,8 @@ class FakeReply:
     body: str | None = None
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    trickle_s: float = 0.0
+    """Seconds between body bytes (a server that keeps a connection alive without finishing)."""
 
 
 @dataclass
@@ -183,7 +185,9 @@ class FakeModelServer:
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 return
 
-            def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, body: str, headers: dict[str, str] | None = None, trickle_s: float = 0.0
+            ) -> None:
                 data = body.encode()
                 self.send_response(status)
                 content_type = "application/json"
@@ -195,7 +199,16 @@ class FakeModelServer:
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if not trickle_s:
+                    self.wfile.write(data)
+                    return
+                try:
+                    for index in range(len(data)):
+                        self.wfile.write(data[index : index + 1])
+                        self.wfile.flush()
+                        time.sleep(trickle_s)
+                except OSError:  # the client gave up
+                    return
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
@@ -226,9 +239,10 @@ class FakeModelServer:
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 if reply.body is not None or reply.text is None:
-                    self._send(reply.status, reply.body or "", reply.headers)
+                    self._send(reply.status, reply.body or "", reply.headers, reply.trickle_s)
                 else:
-                    self._send(reply.status, json.dumps(completion_body(reply.text, request)), reply.headers)
+                    body_text = json.dumps(completion_body(reply.text, request))
+                    self._send(reply.status, body_text, reply.headers, reply.trickle_s)
 
         return Handler
 

@@ -49,7 +49,10 @@ class RunForm(BaseModel):
     api_keys: dict[str, str] = Field(default_factory=dict, repr=False)
     max_steps: int = 40
     evolution: bool = True
+    parallel_notetaker: bool = False
     agent: Literal["e", "v2", "v1"] = "e"
+    timeout_s: float | None = Field(None, gt=0, le=3600, description="total seconds per model call")
+    max_retries: int | None = Field(None, ge=0, le=10, description="retries per model call")
 
     @field_validator("role_backbones", "role_models", "api_keys", mode="before")
     @classmethod
@@ -76,12 +79,15 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
         "model": form.model.strip() or None,
         "device": form.device or None,
     }
+    # A Base URL typed in the page gets a key only when a key is typed with it (never the server's).
+    typed_url = bool(update["base_url"]) and update["base_url"] != (base.base_url or None)
     if form.backbone == CUSTOM:
         if not update["base_url"] or not update["model"]:
             raise ConfigError("the custom backbone needs a base URL (ending in /v1) and a model name")
-        update["api_key_env"] = CUSTOM_KEY_ENV if custom_key else base.api_key_env
-    elif form.backbone != base.backbone:
-        update["api_key_env"] = None
+        server_key = None if typed_url or base.backbone != CUSTOM else base.api_key_env
+        update["api_key_env"] = CUSTOM_KEY_ENV if custom_key else server_key
+    elif form.backbone != base.backbone or typed_url:
+        update["api_key_env"] = CUSTOM_KEY_ENV if custom_key and typed_url else None
     roles: dict[str, RoleModel] = {}
     for role in AGENT_ROLES:
         backbone = (form.role_backbones.get(role) or SAME).strip()
@@ -107,10 +113,20 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
         else:
             raise ConfigError(f"unknown backbone {backbone!r} for the {role}")
     update["roles"] = roles
-    loop = base.loop.model_copy(update={"max_steps": max(1, int(form.max_steps)), "agent": form.agent})
+    loop = base.loop.model_copy(
+        update={
+            "max_steps": max(1, int(form.max_steps)),
+            "agent": form.agent,
+            "parallel_notetaker": bool(form.parallel_notetaker),
+        }
+    )
     update["loop"] = loop
     evolve = bool(form.evolution) and form.agent == "e"  # the baselines have no long-term memory
     update["evolution"] = base.evolution.model_copy(update={"evolve": evolve})
+    if form.timeout_s is not None:
+        update["timeout_s"] = float(form.timeout_s)
+    if form.max_retries is not None:
+        update["max_retries"] = int(form.max_retries)
     settings = base.model_copy(update=update)
     try:
         settings = Settings.model_validate(settings.model_dump())

@@ -5,7 +5,7 @@ limit, and per-visitor isolation: each browser session runs with its own run fol
 memory under a private temporary root, and the shared History and Memory tabs are hidden, so one
 visitor never sees another's runs, memory or keys. Visitors bring their own API keys: on a public
 deployment the server's keys are used only when ``MAE_ALLOW_SERVER_KEYS=1`` and a login
-(``MAE_AUTH``) is set.
+(``MAE_AUTH``) is set (the rule lives in ``mae.llm.keys``; this module only words the refusal).
 
 ``app.py`` calls the small hooks below; everything else of the demo is unchanged.
 """
@@ -23,11 +23,11 @@ from pathlib import Path
 
 from mae.config import Settings
 from mae.device.virtual import VirtualPhone
+from mae.llm.keys import server_keys_refused
 from mae.llm.providers import AGENT_ROLES
 
 SPACE_STEP_LIMIT = 12
 """Default step limit on a Space: a run costs the visitor's own tokens and shares a small CPU."""
-TRUE_WORDS = {"1", "true", "yes", "on"}
 MANUAL_OFF = (
     "On this public demo the phone is operated by your runs only (each visitor has a phone of their own)."
 )
@@ -37,23 +37,6 @@ def space_id(environ: Mapping[str, str] | None = None) -> str | None:
     """The Space's id (``owner/name``) when running on Hugging Face Spaces, else ``None``."""
     environ = os.environ if environ is None else environ
     return environ.get("SPACE_ID", "").strip() or None
-
-
-def is_public_deployment(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether strangers can reach this demo: a Space, a share link, or ``MAE_PUBLIC=1``."""
-    environ = os.environ if environ is None else environ
-    flags = (environ.get("MAE_SHARE", ""), environ.get("MAE_PUBLIC", ""))
-    return space_id(environ) is not None or any(f.strip().lower() in TRUE_WORDS for f in flags)
-
-
-def server_keys_allowed(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether runs may fall back to the server's own API keys: always on a private demo; on a public
-    one only with ``MAE_ALLOW_SERVER_KEYS=1`` and a login (``MAE_AUTH``)."""
-    environ = os.environ if environ is None else environ
-    if not is_public_deployment(environ):
-        return True
-    allowed = environ.get("MAE_ALLOW_SERVER_KEYS", "").strip().lower() in TRUE_WORDS
-    return allowed and bool(environ.get("MAE_AUTH", "").strip())
 
 
 def apply_defaults(settings: Settings, environ: Mapping[str, str] | None = None) -> Settings:
@@ -104,8 +87,9 @@ def session_phone(session_hash: str) -> VirtualPhone:
 
 def key_refusal(settings: Settings, session_keys: Mapping[str, str]) -> str | None:
     """Why a run must not start on a public deployment (a key it would take from the server), or
-    ``None``. The message says what the visitor should do."""
-    if server_keys_allowed():
+    ``None``. The message says what the visitor should do. Whether the server's keys are off is decided
+    once, when the demo starts (``mae.llm.keys.configure_server_keys``)."""
+    if server_keys_refused() is None:
         return None
     needed = []
     for role in AGENT_ROLES:

@@ -36,14 +36,20 @@ def reflection_reply(answer: str, thought: str = "Compared the screens.") -> str
     return f"### Thought ###\n{thought}\n\n### Answer ###\n{answer}\n"
 
 
+def _label(line: str) -> str:
+    """An element line's text: ``text "Ninja DZ201 ..."; coordinates: [x, y]`` -> ``Ninja DZ201 ...``."""
+    head = line.split("; coordinates:")[0]
+    return head.split('"', 2)[1] if head.count('"') >= 2 else head
+
+
 def price_on_screen(request: RecordedRequest) -> str | None:
     """The first price listed after the Ninja DZ201 title in the prompt's perception list."""
-    lines = request.text.splitlines()
-    for index, line in enumerate(lines):
-        if line.startswith("Ninja DZ201"):
-            price = next((x for x in lines[index:] if x.startswith("$")), None)
+    labels = [_label(line) for line in request.text.splitlines()]
+    for index, label in enumerate(labels):
+        if label.startswith("Ninja DZ201"):
+            price = next((x for x in labels[index:] if x.startswith("$")), None)
             if price is not None:
-                return price.split(";")[0]
+                return price
     return None
 
 

@@ -225,7 +225,7 @@ def test_v1_refusals_and_empty_replies_end_the_run_clearly(run: RunFn, fake_serv
     fake_server.add("I'm sorry, I can't help with that.", "", role="operator")
     result, _ = run("Open Notes", agent="v1")
     assert result.exit_reason is ExitReason.UNUSABLE_REPLY
-    assert result.message.startswith("Mobile-Agent v1: the reply has no sections")
+    assert result.message.startswith("Mobile-Agent v1: the reply was empty")
 
 
 @pytest.mark.parametrize("agent", ["v1", "v2"])
@@ -249,12 +249,13 @@ def test_baselines_share_the_loop_exits(
     fake_server.responder = None
     if agent == "v1":
         fake_server.add(
-            "### Thought ###\nSend the payment now.\n### Action ###\nOpen app (Notes)", role="operator"
+            "### Thought ###\nEnter the card.\n### Action ###\nType (4111 1111 1111 1111)", role="operator"
         )
     else:
         fake_server.add(
-            '### Thought ###\nGo.\n### Action ###\n{"name": "Home", "arguments": {}}\n'
-            "### Operation ###\nSend the payment now.",
+            "### Thought ###\nGo.\n### Action ###\n"
+            '{"name": "Type", "arguments": {"text": "4111 1111 1111 1111"}}\n'
+            "### Operation ###\nEnter the card number.",
             role="operator",
         )
     result, events = run("Pay", agent=agent, approver=lambda call, description, step: False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import re
 from typing import Any
 
@@ -65,7 +66,8 @@ class PosingModel:
             sx, sy = self.frame(request)
             element = next(e for e in self.phone.ground_truth() if e.text == text)
             x, y = round(element.center[0] * sx), round(element.center[1] * sy)
-            pattern = rf"^{re.escape(text)}; coordinates: \[(\d+), (\d+)\]"
+            quoted = re.escape(json.dumps(text))  # lines read: kind "name"; coordinates: [x, y]
+            pattern = rf"^[a-z ]+ {quoted}; coordinates: \[(\d+), (\d+)\]"
             listed = re.search(pattern, section(request.text, "Screen"), re.M)
             assert listed, f"{text!r} is not in the element list"
             shown = int(listed.group(1)), int(listed.group(2))

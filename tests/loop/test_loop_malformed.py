@@ -18,7 +18,7 @@ OPEN_NOTES = {"name": "Open_App", "arguments": {"app_name": "Notes"}}
 
 BAD_OPERATOR_REPLIES = {
     "no sections": ("I will tap the Notes icon now.", "no sections"),
-    "bad json": (operator_reply('{"name": "Tap", "arguments": {"x": 5,}}'), "not valid JSON"),
+    "bad json": (operator_reply('{"name": "Tap", "arguments": {"x": 5 "y": 6}}'), "not valid JSON"),
     "unknown action": (operator_reply({"name": "Fly", "arguments": {}}), "unknown action 'Fly'"),
     "off screen": (operator_reply({"name": "Tap", "arguments": {"x": 5000, "y": 100}}), "off screen"),
     "missing argument": (operator_reply({"name": "Tap", "arguments": {"x": 5}}), "Field required"),
@@ -75,8 +75,8 @@ def test_loop_operator_without_sections_twice_ends_the_run(run: RunFn, fake_serv
 @pytest.mark.parametrize(
     ("outcome", "problem"),
     [
-        ("The outcome is A", "must start with exactly one letter"),
-        ("Answer: A", "must start with exactly one letter"),
+        ("A, B", "one outcome only"),
+        ("A (or maybe B)", "one outcome only"),
         ("A or B", "one outcome only"),
         ("D", "must start with exactly one letter"),
     ],

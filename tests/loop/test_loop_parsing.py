@@ -44,6 +44,10 @@ def test_loop_required_sections_are_enforced() -> None:
         ("(A)", "A"),
         (" A\n", "A"),
         ("C - nothing happened", "C"),
+        ("Outcome: A", "A"),
+        ("a", "A"),
+        ("The outcome is A", "A"),
+        ("Answer: B. wrong page", "B"),
     ],
 )
 def test_loop_outcome_letters(text: str, letter: str) -> None:
@@ -51,7 +55,7 @@ def test_loop_outcome_letters(text: str, letter: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["The outcome is A", "Answer: A", "A or B", "D", "", "Apparently fine", "AB"]
+    "text", ["A, B", "A (or maybe B)", "A or B", "A/B", "D", "", "Apparently fine", "AB"]
 )
 def test_loop_outcome_rejects_anything_else(text: str) -> None:
     with pytest.raises(ReplyProblem):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import pytest
 from memory_testkit import (
     INITIAL_TIP_LINES,
     SEARCH_SHORTCUT,
@@ -16,10 +17,11 @@ from memory_testkit import (
 )
 
 from mae.agents.experience import reflect_on_task
+from mae.llm import Message, ModelProviderError
 from mae.memory.longterm import MemoryStore, UsagePolicy
 from mae.memory.tips import INITIAL_TIPS, split_tips
 from mae.results import ExitReason
-from mae.testing.fake_model_server import FakeModelServer, FakeReply
+from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 
 TASK = "Search for ribeye steak on Walmart and note its price"
 
@@ -133,12 +135,12 @@ def test_memory_reflector_model_errors_never_lose_memory(
     store.set_tips("1. Keep me.\n2. And me.\n")
     store.put_shortcuts({"Search_In_App": SEARCH_SHORTCUT})
     fake_server.add(FakeReply(status=500, body='{"error": {"message": "down"}}'), role="experience")
-    fake_server.add(FakeReply(status=503, body='{"error": {"message": "down"}}'), role="experience")
     result = task_result(TASK, [action(1, "Back()")], exit_reason=ExitReason.MODEL_ERROR)
     report = reflect_on_task(store, make_client(fake_server), result)
-    fake_server.assert_done()
+    fake_server.assert_done()  # the Shortcuts reflector does not call the failing provider again
 
-    assert len(report.problems) == 2 and all("memory it updates was kept" in p for p in report.problems)
+    assert len(report.problems) == 2 and "memory it updates was kept" in report.problems[0]
+    assert "Shortcuts reflector skipped" in report.problems[1]
     assert report.version is None
     state = store.load()
     assert state.version == 2 and state.tips == "1. Keep me.\n2. And me.\n"
@@ -245,3 +247,49 @@ def test_memory_usage_only_without_reflection(tmp_path: Path, fake_server: FakeM
     usage = store.load().usage["Tap_Type_and_Enter"]
     assert (usage.calls, usage.successes, usage.refused) == (1, 1, 2)
     assert report.usage == ["Tap_Type_and_Enter: success, 2 refused by the precondition check"]
+
+
+def test_memory_reflectors_are_skipped_when_the_run_ended_on_a_dead_provider(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    store = MemoryStore(tmp_path)
+    store.set_tips("1. Keep me.\n")
+    client = make_client(fake_server)
+    fake_server.add(FakeReply(status=503, body='{"error": {"message": "down"}}'), role="operator")
+    with pytest.raises(ModelProviderError):
+        client.complete("operator", [Message("user", "act")])
+    before = store.load().version
+    result = task_result(TASK, [action(1, "Back()")], exit_reason=ExitReason.MODEL_ERROR)
+    report = reflect_on_task(store, client, result)
+    fake_server.assert_done()  # no reflector request reached the dead provider
+    assert report.version is None and "Experience Reflectors skipped" in report.problems[0]
+    assert store.load().version == before and store.load().tips == "1. Keep me.\n"
+
+
+def test_memory_two_runs_sharing_a_folder_both_keep_their_tips(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    store = MemoryStore(tmp_path)
+    store.set_tips("1. Old tip one.\n2. Old tip two.\n")
+    other_run = MemoryStore(tmp_path)
+
+    def respond(request: RecordedRequest) -> str:
+        if "Updated Tips" in request.text:  # while this reflector thinks, another run stores its update
+            other_run.set_tips("1. Old tip one.\n2. Old tip two.\n3. Tip from the other run.\n")
+            return tips_reply("Old tip one.", "Tip from this run.")  # this run dropped tip two
+        return shortcuts_reply()
+
+    fake_server.responder = respond
+    report = reflect_on_task(store, make_client(fake_server), task_result(TASK, [action(1, "Back()")]))
+    assert report.tips_updated and not report.problems
+    assert split_tips(store.load().tips) == ["Old tip one.", "Tip from the other run.", "Tip from this run."]
+
+
+def test_memory_oversized_model_output_is_trimmed_not_stored_whole() -> None:
+    from mae.agents import experience, notetaker
+
+    huge_tips = tips_reply(*[f"Tip {i}: " + "word " * 200 for i in range(200)])
+    tips = split_tips(experience.parse_tips_reply(huge_tips).tips)
+    assert len(tips) == experience.MAX_TIPS and all(len(t) <= experience.MAX_TIP_CHARS for t in tips)
+    notes = notetaker.parse_reply("### Important Notes ###\n" + "price 5 EUR; " * 100_000).notes
+    assert len(notes) < notetaker.MAX_NOTES_CHARS + 100

@@ -11,8 +11,8 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from mae.errors import ConfigError
-from mae.perception.line_text import LineCache, Reading
-from mae.perception.ocr import PaddleOcrBackend, RapidOcrBackend, make_ocr
+from mae.perception.line_text import LineCache, Reading, line_key
+from mae.perception.ocr import PaddleOcrBackend, RapidOcrBackend, make_ocr, use_cuda
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 LINES = {"Settings": (80, 200), "Battery saver": (80, 420), "Display and brightness": (80, 640)}
@@ -100,6 +100,49 @@ def test_one_and_two_recognition_workers_agree(screen: np.ndarray) -> None:
 
 def test_blank_screen_has_no_text() -> None:
     assert RapidOcrBackend().read(np.full((800, 400, 3), 255, np.uint8)) == []
+
+
+def test_line_key_ignores_where_the_box_edges_fall() -> None:
+    image = Image.new("RGB", (600, 300), "white")
+    ImageDraw.Draw(image).text((100, 100), "Battery saver", fill=(20, 20, 20), font=_font(40))
+    pixels = np.asarray(image)
+    tight = line_key(pixels, (98, 100, 380, 150))
+    loose = line_key(pixels, (90, 95, 390, 158))
+    moved = np.zeros_like(pixels) + 255
+    moved[37:] = pixels[:-37]  # the same line after a 37 px scroll
+    scrolled = line_key(moved, (96, 137, 384, 188))
+    assert tight.digest == loose.digest == scrolled.digest
+    assert loose.left - tight.left == 98 - 90  # the ink's place relative to each box
+    other = Image.new("RGB", (600, 300), "white")
+    ImageDraw.Draw(other).text((100, 100), "Battery savor", fill=(20, 20, 20), font=_font(40))
+    assert line_key(np.asarray(other), (98, 100, 380, 150)).digest != tight.digest
+
+
+def test_lines_scrolled_into_a_new_place_are_not_recognised_again() -> None:
+    tall = Image.new("RGB", (1080, 2400), "white")
+    draw = ImageDraw.Draw(tall)
+    for i in range(20):
+        draw.text((60, 40 + i * 110), f"Result {i}: air fryer {i * 7} qt", fill=(30, 30, 30), font=_font(40))
+    pixels = np.asarray(tall)
+    backend = RapidOcrBackend(rec_cache=1000)
+    first = backend.read(np.ascontiguousarray(pixels[0:1200]))
+    seen = backend.lines_seen
+    second = backend.read(np.ascontiguousarray(pixels[333:1533]))  # scrolled by 333 px
+    assert len(first) >= 9 and len(second) >= 9
+    new_lines = backend.lines_seen - seen
+    assert backend.lines_cached >= new_lines - 4  # only the lines that scrolled in were read
+    cold = RapidOcrBackend(rec_cache=0).read(np.ascontiguousarray(pixels[333:1533]))
+    for cached, fresh in zip(second, cold, strict=True):  # the cached readings land on the new boxes
+        assert max(abs(p - q) for p, q in zip(cached.box, fresh.box, strict=True)) <= 8
+
+
+def test_ocr_device_choice() -> None:
+    assert use_cuda("cpu", ["CUDAExecutionProvider"]) is False
+    assert use_cuda("auto", ["CUDAExecutionProvider", "CPUExecutionProvider"]) is True
+    assert use_cuda("auto", ["CPUExecutionProvider"]) is False
+    with pytest.raises(ConfigError, match="onnxruntime-gpu"):
+        use_cuda("cuda", ["CPUExecutionProvider"])
+    assert RapidOcrBackend(device="cpu").providers == ["CPUExecutionProvider"]
 
 
 def test_line_cache_is_bounded_lru() -> None:

@@ -302,3 +302,23 @@ def test_manual_control_when_no_run_is_active(page: object, demo_server: DemoSer
     page.locator("#mae-manual-home").click()  # type: ignore[attr-defined]
     expect(page.locator("#mae-manual-status")).to_contain_text("Home()")
     assert phone.screen_name == "home"
+
+
+def test_parallel_notetaker_checkbox_runs_a_task(page: object, demo_server: DemoServer) -> None:
+    from playwright.sync_api import expect
+
+    page.locator("#mae-advanced").get_by_text("Per-agent models").click()  # type: ignore[attr-defined]
+    box = page.locator("#mae-parallel-notetaker input")  # type: ignore[attr-defined]
+    expect(box).not_to_be_checked()  # the paper's order by default
+    box.check()
+    expect(page.locator("#mae-parallel-notetaker")).to_contain_text("not the paper's order")
+    shot(page, "parallel-notetaker")
+    script = maps_search_script()
+    with FakeModelServer() as server:
+        script.load(server)
+        page.locator("#mae-evolve input").uncheck()  # type: ignore[attr-defined]
+        start_run(page, server, TASK)
+        status = page.locator("#mae-status")
+        expect(status).to_contain_text("Finished", timeout=TIMEOUT_MS)
+        roles = [request.role for request in server.requests]
+    assert roles.count("notetaker") == roles.count("reflector") >= 1

@@ -8,32 +8,17 @@ from pathlib import Path
 import pytest
 
 from mae.config import Settings
+from mae.llm.keys import configure_server_keys
 from mae.ui import space
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.mark.parametrize(
-    ("environ", "public", "server_keys"),
-    [
-        ({}, False, True),
-        ({"SPACE_ID": "a/b"}, True, False),
-        ({"SPACE_ID": "a/b", "MAE_ALLOW_SERVER_KEYS": "1"}, True, False),  # no login: still refused
-        ({"SPACE_ID": "a/b", "MAE_AUTH": "u:p"}, True, False),  # a login alone is not consent
-        ({"SPACE_ID": "a/b", "MAE_ALLOW_SERVER_KEYS": "yes", "MAE_AUTH": "u:p"}, True, True),
-        ({"MAE_SHARE": "1"}, True, False),
-        ({"MAE_PUBLIC": "true", "MAE_ALLOW_SERVER_KEYS": "1", "MAE_AUTH": "u:p"}, True, True),
-    ],
-)
-def test_server_keys_on_public_deployments(environ: dict[str, str], public: bool, server_keys: bool) -> None:
-    assert space.is_public_deployment(environ) is public
-    assert space.server_keys_allowed(environ) is server_keys
 
 
 def test_key_refusal_names_every_key_a_run_would_take_from_the_server(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("SPACE_ID", "a/b")
+    assert configure_server_keys(share=False, host="127.0.0.1")  # what app.py does at start-up
     settings = Settings(backbone="openai", roles={"captioner": {"backbone": "anthropic"}})
     refusal = space.key_refusal(settings, {})
     assert refusal and "OPENAI_API_KEY" in refusal and "ANTHROPIC_API_KEY" in refusal
@@ -43,6 +28,7 @@ def test_key_refusal_names_every_key_a_run_would_take_from_the_server(
     local = Settings(backbone="custom", base_url="http://127.0.0.1:9/v1", model="m")
     assert space.key_refusal(local, {}) is None  # an endpoint without a key needs nothing from the server
     monkeypatch.delenv("SPACE_ID")
+    assert configure_server_keys(share=False, host="127.0.0.1") is None
     assert space.key_refusal(settings, {}) is None  # a private demo may use the server's keys
 
 

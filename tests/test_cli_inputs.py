@@ -1,0 +1,74 @@
+"""Bad command-line inputs each give a one-line error and exit 2 (never a traceback)."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from mae.actions import make_atomic
+from mae.cli import main
+from mae.errors import ActionError
+
+CUSTOM = ["--backbone", "custom", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
+CUSTOM += ["--device", "virtual"]
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A tiny PNG whose header claims ``width`` x ``height`` (a decompression bomb's shape)."""
+    buffer = io.BytesIO()
+    Image.new("L", (1, 1)).save(buffer, format="PNG")
+    data = bytearray(buffer.getvalue())
+    ihdr = data[12:29]  # b"IHDR" + 13 bytes of header fields
+    ihdr[4:12] = struct.pack(">II", width, height)
+    data[12:29] = ihdr
+    data[29:33] = struct.pack(">I", zlib.crc32(bytes(ihdr)))
+    return bytes(data)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "bomb.png").write_bytes(png_claiming(20000, 20000))
+    Image.new("RGB", (1, 1)).save(tmp_path / "dot.png")
+    Image.new("RGB", (6000, 1)).save(tmp_path / "strip.png")
+    (tmp_path / "latin1.toml").write_bytes(b'backbone = "\xe9"\n')
+    (tmp_path / "nested.toml").write_text("a = " + "[" * 3000 + "]" * 3000 + "\n")
+    (tmp_path / "tasks.json").write_text("[" * 50000 + "]" * 50000)
+    (tmp_path / "shortcuts.json").write_text("[" * 50000 + "]" * 50000)
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "folder").mkdir()
+    return tmp_path
+
+
+CASES = {
+    "decompression bomb": ["perceive", "{d}/bomb.png"],
+    "1x1 image": ["perceive", "{d}/dot.png"],
+    "strip image": ["perceive", "{d}/strip.png"],
+    "profile is a folder": ["run", "x", "--profile", "{d}/folder", *CUSTOM],
+    "profile not UTF-8": ["run", "x", "--profile", "{d}/latin1.toml", *CUSTOM],
+    "profile nested": ["run", "x", "--profile", "{d}/nested.toml", *CUSTOM],
+    "log dir is a file": ["run", "x", "--log-dir", "{d}/a-file", *CUSTOM],
+    "nested task list": ["run", "--tasks", "{d}/tasks.json", *CUSTOM, "--memory-dir", "{d}/mem"],
+    "nested shortcuts": ["memory", "import", "--shortcuts", "{d}/shortcuts.json", "--memory-dir", "{d}/mem"],
+    "screenshot extension": ["device", "screenshot", "-o", "{d}/x.xyz", "--device", "virtual"],
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_cli_input_is_one_line_and_exit_2(
+    case: str, files: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MAE_PROFILE", raising=False)
+    argv = [part.format(d=files) for part in CASES[case]]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err and "Traceback" not in err, err
+
+
+def test_type_with_a_lone_surrogate_is_an_action_error() -> None:
+    with pytest.raises(ActionError, match="unpaired surrogate"):
+        make_atomic("Type", {"text": "caf\udce9"})
