@@ -9,16 +9,25 @@ import sys
 import threading
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mae.cli.run_cmd import add_run_arguments, make_approver
-from mae.config import load_settings
+from mae.config import Settings, load_settings
 from mae.errors import ConfigError
-from mae.eval.records import RESULTS_FILE, read_results
-from mae.eval.report import compare, write_reports
-from mae.eval.runner import EvalOptions, EvalRunner, read_options, settings_with_agent, write_options
-from mae.eval.tasks import load_eval_tasks, select_tasks
 from mae.llm.providers import AGENT_ROLES
-from mae.runtime import build_runtime
+
+if TYPE_CHECKING:  # the evaluation modules load the model client: imported when a command runs
+    from mae.eval.runner import EvalOptions
+    from mae.runtime import Runtime
+
+RESULTS_FILE = "results.jsonl"
+
+
+def build_runtime(settings: Settings, api_keys: Any = None) -> Runtime:
+    """``mae.runtime.build_runtime``, imported only when an eval runs (keeps ``--help`` fast)."""
+    from mae.runtime import build_runtime as build
+
+    return build(settings, api_keys)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -97,6 +106,8 @@ def _role_overrides(pairs: list[str]) -> dict[str, str]:
 
 
 def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
+    from mae.eval.runner import EvalOptions, read_options
+
     given = {
         k: getattr(args, k)
         for k in ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism")
@@ -126,6 +137,10 @@ def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an eval and write its results, reports and plots."""
+    from mae.eval.report import write_reports
+    from mae.eval.runner import EvalRunner, settings_with_agent, write_options
+    from mae.eval.tasks import load_eval_tasks, select_tasks
+
     base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
     folder = args.out or Path(base.log_dir) / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     if args.agent is None and not args.resume:  # MAE_AGENT or the profile's loop.agent
@@ -187,6 +202,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from mae.eval.report import compare
+
     text = compare(args.a, args.b)
     print(text, end="")
     if args.compare_out:
@@ -197,6 +214,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_judge(args: argparse.Namespace) -> int:
     """Model-judge the ungraded runs of a folder, then rewrite its reports; 1 when some failed."""
     from mae.eval.model_judge import judge_folder
+    from mae.eval.records import read_results
+    from mae.eval.report import write_reports
     from mae.llm.client import ChatClient
 
     read_results(args.folder)  # a clear error for a folder that is not an eval
@@ -220,6 +239,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from mae.eval.report import write_reports
+
     for name, path in write_reports(args.folder).items():
         print(f"wrote {path}" if name.startswith("report") else f"plot: {path}")
     return 0

@@ -33,7 +33,7 @@ def test_eval_model_judge_reads_real_reply_styles(reply: str) -> None:
     ("reply", "problem"),
     [
         ("I'm sorry, I can't help with evaluating screenshots.", "no sections"),
-        ("", "no sections"),
+        ("", "empty"),
         ("### Rubric Steps ###\n1. after step 1\n3. never", "rubric item(s) 2"),
         ("### Rubric Steps ###\n1. after step 9\n2. never\n3. never", "step 9 does not exist"),
         ("### Rubric Steps ###\n1. maybe\n2. never\n3. never", "cannot read"),
