@@ -34,6 +34,7 @@ from mae.ui.devices import (
     reset_phone,
     to_screen,
 )
+from mae.ui.evaluate_tab import build_evaluate_tab
 from mae.ui.export import export_html
 from mae.ui.forms import (
     CUSTOM,
@@ -317,6 +318,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             zip_btn = gr.Button("Download as zip", elem_id="mae-zip")
                             gif_btn = gr.Button("Export animated GIF", elem_id="mae-gif")
                         download = gr.File(label="Download", interactive=False, elem_id="mae-download")
+
+            build_evaluate_tab(backend)
 
         # ---------------------------------------------------------------- run
         run_outputs = [

@@ -1,0 +1,127 @@
+"""What an evaluation stores per task: one ``TaskRecord`` per line of ``results.jsonl``.
+
+A record keeps the facts of one run of one task (exit, actions with the Action Reflector's verdicts,
+timings, tokens, cost) and how it was graded: the rubric items, after which step each one held, and the
+Satisfaction Score after every step (the SSS curve). Grading comes from code (the virtual suite), from
+a person (the Judge view's marks) or from a model judge; ``grader`` says which, and reports print it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from mae.errors import ConfigError
+from mae.results import ExitReason, RunTotals
+
+Grader = Literal["code", "person", "model", "none"]
+GRADER_LABELS: dict[str, str] = {
+    "code": "graded by code",
+    "person": "judged by a person",
+    "model": "MODEL JUDGE (not a person)",
+    "none": "not graded yet",
+}
+
+
+class ActionEntry(BaseModel):
+    """One Operator action of the run, with the Action Reflector's verdict (A/B/C)."""
+
+    step: int
+    text: str
+    shortcut: str | None = None
+    executed: bool = True
+    outcome: str = "C"
+    effect: bool | None = Field(default=None, description="the phone changed (virtual suite only)")
+
+
+class TaskRecord(BaseModel):
+    """One line of ``results.jsonl``: one task, one repeat."""
+
+    key: str = Field(description="<task_id>#r<repeat>: unique within an eval folder")
+    task_id: str
+    scenario: str = ""
+    instruction: str
+    repeat: int = 0
+    seed: int = 0
+    order: int = Field(default=0, description="position of the task within its scenario (evolution)")
+    source: Literal["virtual", "mobile-eval-e"] = "virtual"
+    agent: str = "e"
+    setting: Literal["individual", "evolution"] = "individual"
+    backbone: str = ""
+    run_dir: str | None = None
+    exit_reason: ExitReason
+    message: str = ""
+    finished: bool = False
+    rubrics: list[str] = Field(default_factory=list)
+    grader: Grader = "none"
+    rubric_steps: list[int | None] = Field(
+        default_factory=list, description="per rubric: first step after which it held (0 = at the start)"
+    )
+    final_passed: list[bool] = Field(default_factory=list, description="per rubric: held at the end")
+    curve: list[float] = Field(
+        default_factory=list, description="Satisfaction Score after step 0 (start), 1, ..., n"
+    )
+    actions: list[ActionEntry] = Field(default_factory=list)
+    action_correct: list[bool | None] = Field(default_factory=list, description="per action (AA)")
+    reflection_correct: list[bool | None] = Field(default_factory=list, description="per verdict (RA)")
+    correctness_source: Grader = "none"
+    totals: RunTotals = Field(default_factory=RunTotals)
+    cost_usd: float | None = None
+    cost_note: str = ""
+    memory_version: int | None = None
+    future_tasks: list[str] = Field(default_factory=list, description="given to the reflectors (evolution)")
+    reference_operations: int = 0
+    finished_at: float = 0.0
+
+    @property
+    def graded(self) -> bool:
+        return self.grader != "none" and bool(self.rubrics)
+
+    @property
+    def termination_error(self) -> bool:
+        """Every exit but the agent's own finish is a termination error (paper §3)."""
+        return self.exit_reason is not ExitReason.FINISHED
+
+
+def task_key(task_id: str, repeat: int) -> str:
+    return f"{task_id}#r{repeat}"
+
+
+RESULTS_FILE = "results.jsonl"
+
+
+def read_results(folder: Path | str) -> list[TaskRecord]:
+    """The records of an eval folder; the last line of a key wins (a rerun replaces the older one)."""
+    path = Path(folder) / RESULTS_FILE
+    if not path.is_file():
+        raise ConfigError(f"{folder} is not an eval folder: it has no {RESULTS_FILE}")
+    records: dict[str, TaskRecord] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = TaskRecord.model_validate(json.loads(line))
+            except (json.JSONDecodeError, ValidationError):
+                if not line.endswith("\n"):  # a line cut short by an interruption: that task reruns
+                    continue
+                raise ConfigError(f"{path} line {number} is not a task result; fix or remove it") from None
+            records[record.key] = record
+    return list(records.values())
+
+
+def append_result(folder: Path | str, record: TaskRecord) -> None:
+    """Add one record to ``results.jsonl`` (flushed at once: an interruption loses at most this line,
+    whose task then reruns)."""
+    path = Path(folder) / RESULTS_FILE
+    if path.is_file():
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):  # a line cut short by an interruption: drop it
+            with path.open("r+b") as raw:
+                raw.truncate(data.rfind(b"\n") + 1)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(record.model_dump_json() + "\n")
+        handle.flush()

@@ -1,0 +1,378 @@
+"""Run an evaluation: every selected task (x repeats) on one runtime, one result line per task.
+
+Virtual tasks are graded by code after every step (through the run's event listener), which gives
+the SSS curve; Mobile-Eval-E tasks are recorded ungraded for the Judge view. The evolution setting
+shares one long-term memory per scenario and repeat (kept in the eval folder) and tells the Experience
+Reflectors the scenario's remaining tasks; the individual setting starts every task from the initial
+memory. A finished task is never rerun; a task interrupted midway is not recorded and reruns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from mae.config import Settings
+from mae.device.base import Device
+from mae.errors import ConfigError
+from mae.eval.prices import estimate_cost
+from mae.eval.records import RESULTS_FILE, ActionEntry, TaskRecord, append_result, read_results, task_key
+from mae.eval.tasks import EvalTask
+from mae.events import Event
+from mae.evolution import BetweenTasks, MemorySession
+from mae.loop import Approver, run_task
+from mae.memory.atomic import atomic_write_text
+from mae.memory.longterm import MemoryStore
+from mae.results import ExitReason, TaskResult
+from mae.runtime import Runtime
+
+OPTIONS_FILE = "eval.json"
+Progress = Callable[[str], None]
+
+
+class EvalOptions(BaseModel):
+    """What an eval folder was started with (``eval.json``); ``--resume`` reuses it."""
+
+    suite: str
+    agent: str = "e"
+    setting: Literal["individual", "evolution"] = "individual"
+    tasks: str | None = None
+    repeat: int = Field(1, ge=1)
+    seed: int | None = Field(None, description="realism seed of repeat 0 (default: each task's own)")
+    realism: Literal["task", "on", "off"] = "task"
+    backbone: str = ""
+    max_steps: int = 40
+    started_at: float = Field(default_factory=time.time)
+
+    def same_run(self, other: EvalOptions) -> list[str]:
+        """The fields that differ from ``other`` in what decides the results."""
+        fields = ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism")
+        return [f for f in fields if getattr(self, f) != getattr(other, f)]
+
+
+def read_options(folder: Path) -> EvalOptions | None:
+    path = folder / OPTIONS_FILE
+    if not path.is_file():
+        return None
+    try:
+        return EvalOptions.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        raise ConfigError(f"{path} is damaged: start a new eval folder") from None
+
+
+def write_options(folder: Path, options: EvalOptions) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(folder / OPTIONS_FILE, options.model_dump_json(indent=2) + "\n")
+
+
+def _signature(device: Device) -> str:
+    """What the phone shows and holds now (to tell whether an action changed anything)."""
+    digest = hashlib.sha1(device.screenshot().tobytes())
+    state = getattr(device, "state", None)
+    if callable(state):
+        digest.update(state().model_dump_json(exclude={"clock_s", "log", "seen", "recents"}).encode())
+    return digest.hexdigest()
+
+
+class StepGrader:
+    """An event listener that grades a virtual task after every step and notes whether each action
+    changed the phone. ``grades[step]`` = the rubric verdicts after that step (0 = the start)."""
+
+    def __init__(self, task: EvalTask, device: Device) -> None:
+        self.task = task
+        self.device = device
+        self.grades: dict[int, list[bool]] = {}
+        self.effects: dict[int, bool] = {}
+        self._before: str | None = None
+        self.last_step = 0
+
+    def grade(self) -> list[bool]:
+        result = self.task.grader.grade(self.device)
+        return [bool(ok) for _, ok in result.items]
+
+    def __call__(self, event: Event) -> None:
+        if event.type == "run_started":
+            self.grades[0] = self.grade()
+        elif event.type == "action":
+            self._before = _signature(self.device)
+        elif event.type == "screen" and "shortcut_step" not in event.data:
+            self.grades[event.step] = self.grade()
+            self.effects[event.step] = self._before is None or _signature(self.device) != self._before
+        elif event.type == "run_finished":
+            self.last_step = max([event.step, *self.grades])
+            self.grades[self.last_step] = self.grade()
+
+
+def grade_record(record: TaskRecord, grader: StepGrader, result: TaskResult) -> TaskRecord:
+    """Fill the grading of ``record`` from the per-step grades and the code's correctness proxies.
+
+    AA by code: an action counts as correct when it ran, changed the phone, and no rubric item was
+    lost by it. RA by code: the Action Reflector's verdict is correct when it said A exactly for the
+    actions the AA rule calls correct (verdicts the phone made itself, on refused actions, are left out).
+    """
+    actions = record.actions
+    steps = [a.step for a in actions]
+
+    def verdicts_at(index: int) -> list[bool]:
+        limit = steps[index - 1] if index > 0 else 0
+        if index == len(actions):
+            limit = max(limit, grader.last_step)
+        known = [s for s in grader.grades if s <= limit]
+        return grader.grades[max(known)] if known else [False] * len(record.rubrics)
+
+    per_index = [verdicts_at(i) for i in range(len(actions) + 1)]
+    total = len(record.rubrics) or 1
+    curve = [sum(v) / total for v in per_index]
+    rubric_steps: list[int | None] = []
+    for item in range(len(record.rubrics)):
+        rubric_steps.append(next((i for i, v in enumerate(per_index) if v[item]), None))
+    action_correct: list[bool | None] = []
+    reflection_correct: list[bool | None] = []
+    for i, (entry, source) in enumerate(zip(actions, result.actions, strict=True), 1):
+        correct = bool(entry.executed and entry.effect and curve[i] >= curve[i - 1])
+        action_correct.append(correct)
+        self_judged = (
+            not entry.executed or source.stopped or (source.error or "").startswith("the phone refused")
+        )
+        no_reflector = record.agent == "v1"  # Mobile-Agent v1 has no Action Reflector (paper: RA "-")
+        reflection_correct.append(None if self_judged or no_reflector else (entry.outcome == "A") == correct)
+    return record.model_copy(
+        update={
+            "grader": "code",
+            "curve": curve,
+            "final_passed": per_index[-1],
+            "rubric_steps": rubric_steps,
+            "action_correct": action_correct,
+            "reflection_correct": reflection_correct,
+            "correctness_source": "code",
+        }
+    )
+
+
+def prepare_phone(device: Device, task: EvalTask, repeat: int, seed: int | None) -> int:
+    """Put the phone in the task's starting state; returns the realism seed used (0 when none).
+
+    A suite task with ``prepare`` sets its own realism (seeded: ``seed + repeat``, or its own seed +
+    ``repeat`` when no seed was given, so repeats meet different obstacles); otherwise the phone resets.
+    """
+    suite_task = task.grader
+    realism = getattr(suite_task, "realism", None)
+    used = 0
+    if realism is not None and getattr(realism, "enabled", False):
+        used = (realism.seed if seed is None else seed) + repeat
+        suite_task = suite_task.model_copy(update={"realism": realism.model_copy(update={"seed": used})})
+    prepare = getattr(suite_task, "prepare", None)
+    if callable(prepare):
+        prepare(device)
+        return used
+    reset = getattr(device, "reset", None)
+    if callable(reset):
+        reset()
+    return used
+
+
+class EvalRunner:
+    """Runs an eval into ``folder`` with one runtime; ``run()`` returns every record of the folder."""
+
+    def __init__(
+        self,
+        folder: Path,
+        options: EvalOptions,
+        tasks: list[EvalTask],
+        runtime: Runtime,
+        *,
+        approver: Approver | None = None,
+        progress: Progress | None = None,
+        stop_event: threading.Event | None = None,
+        listener: Callable[[Event], None] | None = None,
+    ) -> None:
+        self.folder = folder
+        self.options = options
+        self.tasks = tasks
+        self.runtime = runtime
+        self.approver = approver
+        self.progress = progress or (lambda _message: None)
+        self.stop_event = stop_event or threading.Event()
+        self.listener = listener
+        self.virtual = any(t.source == "virtual" for t in tasks)
+        if self.virtual and not callable(getattr(runtime.device, "state", None)):
+            raise ConfigError(
+                "the virtual suite is graded on the virtual phone: run it with --device virtual"
+            )
+
+    def plan(self) -> list[tuple[int, str, list[EvalTask]]]:
+        """``(repeat, scenario, tasks in order)`` for every scenario of every repeat."""
+        groups: dict[str, list[EvalTask]] = {}
+        for task in self.tasks:
+            groups.setdefault(task.scenario, []).append(task)
+        return [(k, name, group) for k in range(self.options.repeat) for name, group in groups.items()]
+
+    def run(self) -> list[TaskRecord]:
+        has_results = (self.folder / RESULTS_FILE).exists()
+        done = {r.key for r in read_results(self.folder)} if has_results else set()
+        todo = sum(task_key(t.task_id, k) not in done for k, _, group in self.plan() for t in group)
+        total_all = self.options.repeat * len(self.tasks)
+        if done:
+            self.progress(f"resuming: {total_all - todo} of {total_all} task runs already done")
+        started, finished_now = time.monotonic(), 0
+        for repeat, scenario, group in self.plan():
+            session = self._session(repeat, scenario)
+            between = BetweenTasks(BetweenTasks.default_mode(self.runtime.device), self.runtime.device)
+            for order, task in enumerate(group):
+                key = task_key(task.task_id, repeat)
+                if key in done:
+                    continue
+                if self.stop_event.is_set():
+                    return read_results(self.folder)
+                eta = ""
+                if finished_now:
+                    left = (time.monotonic() - started) / finished_now * (todo - finished_now)
+                    eta = f", about {_duration(left)} left"
+                self.progress(f"[{finished_now + 1}/{todo}{eta}] {key}: {task.instruction[:70]}")
+                future = [t.instruction for t in group[order + 1 :]]
+                record = self._run_one(task, repeat, order, session, between, future)
+                if record is None:  # interrupted: not recorded, so it reruns on --resume
+                    self.progress(f"{key} was interrupted; rerun with --resume to finish the eval")
+                    return read_results(self.folder)
+                append_result(self.folder, record)
+                finished_now += 1
+                score = f"SS {record.curve[-1] * 100:.0f}%" if record.grader == "code" else "to be judged"
+                self.progress(f"  {key}: {record.exit_reason.value}, {len(record.actions)} steps, {score}")
+        return read_results(self.folder)
+
+    def _session(self, repeat: int, scenario: str) -> MemorySession:
+        settings = self.runtime.settings
+        if self.options.setting == "individual":
+            return MemorySession(settings, self.runtime.client, use_store=False, progress=self.progress)
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in scenario) or "scenario"
+        store = MemoryStore(self.folder / "memory" / f"{safe}-r{repeat}")
+        return MemorySession(settings, self.runtime.client, store=store, evolve=True)
+
+    def _run_one(
+        self,
+        task: EvalTask,
+        repeat: int,
+        order: int,
+        session: MemorySession,
+        between: BetweenTasks,
+        future: list[str],
+    ) -> TaskRecord | None:
+        runtime, options = self.runtime, self.options
+        seed = 0
+        if task.source == "virtual":
+            seed = prepare_phone(runtime.device, task, repeat, options.seed)
+        else:
+            between(_spec(task))
+        first_call = len(runtime.client.records)
+        grader = StepGrader(task, runtime.device) if task.grader is not None else None
+        prepared = session.prepare(task.instruction)
+
+        def listener(event: Event) -> None:
+            if grader is not None:
+                grader(event)
+            if self.listener is not None:
+                self.listener(event)
+
+        result = run_task(
+            task.instruction,
+            device=runtime.device,
+            client=runtime.client,
+            perceptor=runtime.perceptor,
+            settings=runtime.settings.loop,
+            tips=prepared.tips,
+            shortcuts=prepared.shortcuts,
+            shortcut_guard=prepared.guard,
+            listener=listener,
+            stop_event=self.stop_event,
+            approver=self.approver,
+            log_dir=self.folder / "runs",
+            backbone=runtime.backbone,
+        )
+        if result.exit_reason is ExitReason.STOPPED:
+            self.stop_event.set()
+            return None
+        session.finish(result, prepared, future if options.setting == "evolution" else ())
+        cost, note = estimate_cost(runtime.client.records[first_call:])
+        record = TaskRecord(
+            key=task_key(task.task_id, repeat),
+            task_id=task.task_id,
+            scenario=task.scenario,
+            instruction=task.instruction,
+            repeat=repeat,
+            seed=seed,
+            order=order,
+            source=task.source,
+            agent=options.agent,
+            setting=options.setting,
+            backbone=runtime.backbone,
+            run_dir=str(result.run_dir) if result.run_dir else None,
+            exit_reason=result.exit_reason,
+            message=result.message,
+            finished=result.finished,
+            rubrics=task.rubrics,
+            actions=[
+                ActionEntry(
+                    step=a.step,
+                    text=a.text,
+                    shortcut=a.shortcut,
+                    executed=a.executed,
+                    outcome=a.outcome,
+                    effect=grader.effects.get(a.step) if grader is not None else None,
+                )
+                for a in result.actions
+            ],
+            totals=result.totals,
+            cost_usd=cost,
+            cost_note=note,
+            memory_version=prepared.memory_version if options.setting == "evolution" else None,
+            future_tasks=future if options.setting == "evolution" else [],
+            reference_operations=task.reference_operations,
+            finished_at=time.time(),
+        )
+        if grader is not None:
+            record = grade_record(record, grader, result)
+        else:
+            record = record.model_copy(
+                update={
+                    "curve": [0.0] * (len(record.actions) + 1),
+                    "action_correct": [None] * len(record.actions),
+                    "reflection_correct": [None] * len(record.actions),
+                }
+            )
+        return record
+
+
+def _spec(task: EvalTask) -> Any:
+    from mae.evolution import TaskSpec
+
+    return TaskSpec(task_id=task.task_id, instruction=task.instruction)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{seconds:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def settings_with_agent(settings: Settings, agent: str) -> Settings:
+    """``settings`` with ``loop.agent`` set; agents other than ``e`` need the baselines' field."""
+    if "agent" not in type(settings.loop).model_fields:
+        if agent != "e":
+            raise ConfigError(
+                f"--agent {agent} needs the Mobile-Agent v1/v2 baselines, which this build does not have "
+                "yet; only --agent e works here"
+            )
+        return settings
+    loop = settings.loop.model_copy(update={"agent": agent})
+    return settings.model_copy(update={"loop": loop})

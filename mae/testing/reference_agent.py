@@ -1,0 +1,105 @@
+"""A scripted stand-in for a model that plays each virtual task's reference actions (not a model).
+
+Used with the fake model server to run ``python -m mae eval`` end to end offline: the Manager names
+one subgoal per reference action and says Finished after the last, the Operator replies with that
+action as JSON, the Action Reflector says A, the Notetaker has no notes, the Experience Reflectors keep
+the Tips (plus one) and add no Shortcut. Policies: ``reference`` (every action) and ``halfway`` (the
+first half, then Finished). ``python -m mae.testing.reference_agent --port 8765`` serves it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from mae.actions import parse_action_text
+from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
+
+Policy = Literal["reference", "halfway"]
+FIRST_STEP_MARK = "name the first subgoal"
+
+
+def _manager(subgoal: str) -> str:
+    plan = f"### Plan ###\n1. {subgoal}\n\n### Current Subgoal ###\n{subgoal}\n"
+    return f"### Thought ###\nFollowing the plan.\n\n{plan}"
+
+
+class ReferenceAgent:
+    """A fake-server responder; ``tasks`` maps instructions to reference actions (default: the suite)."""
+
+    def __init__(
+        self, tasks: dict[str, Sequence[str]] | None = None, policy: Policy = "reference", variant: str = ""
+    ) -> None:
+        if tasks is None:
+            from mae.eval.tasks import virtual_tasks
+
+            suite = [t.grader for t in virtual_tasks(variant)]
+            tasks = {t.instruction: list(t.reference_actions) for t in suite}
+        self.tasks = {k: list(v) for k, v in tasks.items()}
+        self.policy = policy
+        self.position: dict[str, int] = {}
+        self.requests: list[RecordedRequest] = []
+
+    def actions(self, instruction: str) -> list[str]:
+        actions = self.tasks[instruction]
+        return actions[: len(actions) // 2] if self.policy == "halfway" else actions
+
+    def instruction_in(self, text: str) -> str | None:
+        found = [i for i in self.tasks if i in text]
+        return max(found, key=len) if found else None
+
+    def __call__(self, request: RecordedRequest) -> str | None:
+        self.requests.append(request)
+        role, text = request.role or "", request.text
+        if role == "experience":
+            if "### New Shortcuts ###" in text:
+                return "### Thought ###\nNothing new to automate.\n\n### New Shortcuts ###\n[]\n"
+            match = re.search(r"### Current Tips ###\n(.*?)\n\s*Guidelines:", text, re.S)
+            tips = match.group(1).strip() if match else ""
+            count = len(re.findall(r"^\d+\.", tips, re.M))
+            extra = f"{count + 1}. Open the app a task names before searching in it."
+            return f"### Thought ###\nKeep the tips.\n\n### Updated Tips ###\n{tips}\n{extra}\n"
+        instruction = self.instruction_in(text)
+        if instruction is None:
+            return None
+        actions = self.actions(instruction)
+        if role == "manager":
+            if FIRST_STEP_MARK in text:
+                self.position[instruction] = 0
+            index = self.position.get(instruction, 0)
+            return _manager("Finished" if index >= len(actions) else f"Do reference step {index + 1}")
+        if role == "operator":
+            index = self.position.get(instruction, 0)
+            self.position[instruction] = index + 1
+            call = parse_action_text(actions[min(index, len(actions) - 1)])
+            action = json.dumps({"name": call.name, "arguments": call.arguments})
+            description = f"### Description ###\nStep {index + 1}.\n"
+            return f"### Thought ###\nNext step.\n\n### Action ###\n{action}\n\n{description}"
+        if role == "reflector":
+            return (
+                "### Outcome ###\nA\n\n### Error Description ###\nNone\n\n### Progress Status ###\nOn track."
+            )
+        if role == "notetaker":
+            return "### Important Notes ###\nNone\n"
+        return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve the reference-action agent on 127.0.0.1 (no model).")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--policy", choices=("reference", "halfway"), default="reference")
+    parser.add_argument(
+        "--set", default="", help="task set of the virtual suite (e.g. hard), if it has several"
+    )
+    args = parser.parse_args()
+    agent = ReferenceAgent(policy=args.policy, variant=args.set)
+    server = FakeModelServer(responder=agent, port=args.port)
+    print(f"serving on {server.base_url}", flush=True)
+    server._server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,468 @@
+"""The demo's Evaluate tab: run the virtual suite with progress, and the Judge view.
+
+``build_evaluate_tab(backend)`` is called by ``app.build_demo`` inside its ``gr.Tabs()``. The eval runs
+in a background thread on the virtual phone (``mae.eval.runner``) into ``<log dir>/eval-<time>``. The
+Judge view shows a run's screenshots beside its rubric checklist; a person marks after which step each
+rubric item became true and which actions and Action Reflector verdicts were correct; the marks are
+saved into the eval folder and the reports are recomputed with them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from mae.config import LoopSettings, Settings
+from mae.errors import DeviceBusyError, MaeError
+from mae.eval.judge import (
+    action_label,
+    judged_record,
+    list_eval_folders,
+    marks_from_form,
+    step_choices,
+    step_label,
+    trajectory_frames,
+    verdict_label,
+)
+from mae.eval.marks import judged_records, save_marks
+from mae.eval.metrics import group_metrics, satisfaction
+from mae.eval.plots import grader_label
+from mae.eval.records import RESULTS_FILE, read_results
+from mae.eval.report import pct, write_reports
+from mae.eval.runner import EvalOptions, EvalRunner, settings_with_agent, write_options
+from mae.eval.tasks import select_tasks, virtual_tasks
+from mae.runtime import build_runtime
+from mae.ui.forms import backbone_choices, missing_keys
+from mae.ui.runner import Backend
+
+MAX_RUBRICS = 16
+RESULT_COLUMNS = ["task run", "exit", "steps", "SS", "AA", "RA", "graded by"]
+
+
+@dataclass
+class EvalJob:
+    """One eval started from the page, running in a background thread."""
+
+    folder: Path
+    total: int
+    stop: threading.Event = field(default_factory=threading.Event)
+    lines: list[str] = field(default_factory=list)
+    done: bool = False
+    error: str | None = None
+    step: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def say(self, message: str) -> None:
+        self.lines.append(message)
+
+
+def start_eval(
+    backend: Backend,
+    task_ids: list[str],
+    *,
+    setting: str,
+    agent: str,
+    repeat: int,
+    max_steps: int,
+    backbone: str,
+    base_url: str,
+    model: str,
+    realism: str = "task",
+) -> EvalJob:
+    """Check the choices and start the eval thread; ``MaeError`` says what to fix."""
+    if not task_ids:
+        raise MaeError("pick at least one task to evaluate")
+    if setting == "evolution" and agent != "e":
+        raise MaeError(
+            "only Mobile-Agent-E has a long-term memory: pick the individual setting for v1 and v2"
+        )
+    data = backend.settings.model_dump()
+    data.update(backbone=backbone or data["backbone"], base_url=base_url or None, model=model or None)
+    data["loop"] = {**data["loop"], "max_steps": int(max_steps)}
+    settings = settings_with_agent(Settings.model_validate(data), agent)
+    absent = missing_keys(settings, {}, os.environ)
+    if absent:
+        raise MaeError(f"no API key for {', '.join(absent)}: set the environment variable on the server")
+    if backend.pool.busy("virtual"):
+        raise DeviceBusyError("the virtual phone is busy with a run: wait for it to finish or stop it")
+    device = backend.pool.get("virtual")
+    folder = backend.log_dir / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    while folder.exists():
+        folder = folder.with_name(folder.name + "-b")
+    settings = settings.model_copy(update={"log_dir": folder / "runs"})
+    runtime = build_runtime(settings, device=device, perceptor=backend.perceptor(settings))
+    options = EvalOptions(
+        suite="virtual",
+        agent=agent,
+        setting=setting,
+        tasks=",".join(task_ids),
+        repeat=max(1, int(repeat)),
+        backbone=runtime.backbone,
+        max_steps=int(max_steps),
+        realism=realism,
+    )
+    tasks = select_tasks(virtual_tasks(realism=options.realism), options.tasks)
+    write_options(folder, options)
+    job = EvalJob(folder=folder, total=len(tasks) * options.repeat)
+
+    def on_event(event: Any) -> None:
+        if event.type in ("action", "run_started"):
+            job.step = event.step
+
+    runner = EvalRunner(
+        folder, options, tasks, runtime, progress=job.say, stop_event=job.stop, listener=on_event
+    )
+
+    def work() -> None:
+        try:
+            runner.run()
+            if (folder / RESULTS_FILE).exists():
+                write_reports(folder)
+        except MaeError as exc:
+            job.error = str(exc)
+        except Exception as exc:  # shown on the page as a sentence, never as a traceback
+            job.error = f"the eval stopped on an unexpected problem ({type(exc).__name__}: {exc})"
+        finally:
+            job.done = True
+
+    threading.Thread(target=work, name="mae-eval", daemon=True).start()
+    return job
+
+
+def results_rows(folder: Path | None) -> list[list[Any]]:
+    if folder is None or not (folder / RESULTS_FILE).exists():
+        return []
+    rows = []
+    for record in judged_records(folder, read_results(folder)):
+        metrics = group_metrics([record])
+        rows.append(
+            [
+                record.key,
+                record.exit_reason.value,
+                len(record.actions),
+                pct(satisfaction(record)),
+                pct(metrics.aa),
+                pct(metrics.ra),
+                record.grader,
+            ]
+        )
+    return rows
+
+
+def summary_markdown(folder: Path | None) -> str:
+    if folder is None or not (folder / RESULTS_FILE).exists():
+        return ""
+    records = judged_records(folder, read_results(folder))
+    m = group_metrics(records)
+    return (
+        f"**Overall** ({grader_label(records)}): SS **{pct(m.ss)}** · AA {pct(m.aa)} · RA {pct(m.ra)} · "
+        f"TE {pct(m.te)} · {m.steps:.1f} steps per task · reports in `{folder}`"
+    )
+
+
+def progress_markdown(job: EvalJob | None) -> str:
+    if job is None:
+        return "Pick tasks and press **Start evaluation**."
+    finished = len(read_results(job.folder)) if (job.folder / RESULTS_FILE).exists() else 0
+    if job.error:
+        state = f"✖ **Stopped:** {job.error}"
+    elif job.done:
+        state = (
+            "✔ **Finished**" if finished == job.total else "■ **Stopped** (resume it from the command line)"
+        )
+    else:
+        state = (
+            f"⏳ **Running** · step {job.step} of the current task · {time.monotonic() - job.started:.0f} s"
+        )
+    recent = "\n".join(f"- {line.strip()}" for line in job.lines[-6:])
+    return f"{state} · {finished} of {job.total} task runs done\n\n{recent}"
+
+
+def realism_supported() -> bool:
+    """Whether this build's virtual suite can switch the phone's obstacles on and off."""
+    from mae.eval import virtual_suite
+
+    return "realism" in inspect.signature(virtual_suite.load_task_suite).parameters
+
+
+def _folder_choices(backend: Backend, selected: str | None = None) -> Any:
+    folders = [str(p) for p in list_eval_folders(backend.log_dir)]
+    value = selected if selected in folders else (folders[0] if folders else None)
+    return gr.update(choices=folders, value=value)
+
+
+def build_evaluate_tab(backend: Backend) -> None:
+    """The Evaluate tab (call inside ``gr.Tabs()``)."""
+    settings = backend.settings
+    try:
+        suite = virtual_tasks()
+    except MaeError:
+        suite = []
+    agents = ["e", "v2", "v1"] if "agent" in LoopSettings.model_fields else ["e"]
+    with gr.Tab("Evaluate", id="evaluate") as page:
+        job_state = gr.State(None)
+        gr.Markdown(
+            "Evaluate the agent on the virtual suite: each task is graded by code after every step "
+            "(Satisfaction Score, SSS curve). Then check any run in the **Judge view** below: your marks "
+            "replace the code's grading in the metrics and reports."
+        )
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=4, min_width=300):
+                tasks = gr.CheckboxGroup(
+                    [(f"{t.task_id} ({t.scenario.replace('_', ' ').lower()})", t.task_id) for t in suite],
+                    value=[t.task_id for t in suite[:2]],
+                    label="Tasks",
+                    elem_id="mae-eval-tasks",
+                )
+                with gr.Row():
+                    setting = gr.Radio(
+                        ["individual", "evolution"],
+                        value="individual",
+                        label="Setting",
+                        elem_id="mae-eval-setting",
+                    )
+                    agent = gr.Radio(agents, value="e", label="Agent", elem_id="mae-eval-agent")
+                    realism = gr.Radio(
+                        [("each task's own", "task"), ("all on", "on"), ("off", "off")],
+                        value="task",
+                        label="Obstacles (pop-ups, nags, spinners)",
+                        visible=realism_supported(),
+                        elem_id="mae-eval-realism",
+                    )
+                with gr.Row():
+                    repeat = gr.Number(
+                        1, minimum=1, maximum=10, precision=0, label="Repeats", elem_id="mae-eval-repeat"
+                    )
+                    max_steps = gr.Slider(
+                        1,
+                        60,
+                        value=settings.loop.max_steps,
+                        step=1,
+                        label="Max steps",
+                        elem_id="mae-eval-max-steps",
+                    )
+                backbone = gr.Dropdown(
+                    backbone_choices(), value=settings.backbone, label="Backbone", elem_id="mae-eval-backbone"
+                )
+                with gr.Row():
+                    base_url = gr.Textbox(
+                        settings.base_url or "", label="Base URL", elem_id="mae-eval-base-url"
+                    )
+                    model = gr.Textbox(settings.model or "", label="Model", elem_id="mae-eval-model")
+                with gr.Row():
+                    start = gr.Button("▶ Start evaluation", variant="primary", elem_id="mae-eval-start")
+                    stop = gr.Button("■ Stop", variant="stop", elem_id="mae-eval-stop")
+            with gr.Column(scale=6, min_width=340):
+                progress = gr.Markdown(progress_markdown(None), elem_id="mae-eval-progress")
+                summary = gr.Markdown(elem_id="mae-eval-summary")
+                results = gr.Dataframe(
+                    headers=RESULT_COLUMNS, interactive=False, wrap=True, elem_id="mae-eval-results"
+                )
+
+        gr.Markdown("### Judge view")
+        with gr.Row():
+            folder = gr.Dropdown(label="Eval folder", choices=[], elem_id="mae-judge-folder", scale=3)
+            task_run = gr.Dropdown(label="Task run", choices=[], elem_id="mae-judge-task", scale=2)
+            refresh = gr.Button("⟳ Refresh", size="sm", elem_id="mae-judge-refresh", scale=1)
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=5):
+                gallery = gr.Gallery(
+                    label="Trajectory (the action is drawn on the screen before it)",
+                    columns=6,
+                    height=820,
+                    preview=True,
+                    object_fit="contain",
+                    elem_id="mae-judge-gallery",
+                )
+            with gr.Column(scale=5):
+                task_text = gr.Markdown(elem_id="mae-judge-instruction")
+                rubrics = [
+                    gr.Dropdown(
+                        label=f"rubric {i + 1}", choices=[], visible=False, elem_id=f"mae-judge-rubric-{i}"
+                    )
+                    for i in range(MAX_RUBRICS)
+                ]
+                actions = gr.CheckboxGroup(label="Correct actions", choices=[], elem_id="mae-judge-actions")
+                verdicts = gr.CheckboxGroup(
+                    label="Correct Action Reflector verdicts", choices=[], elem_id="mae-judge-verdicts"
+                )
+                save = gr.Button("Save marks", variant="primary", elem_id="mae-judge-save")
+                judge_status = gr.Markdown(elem_id="mae-judge-status")
+
+        # ------------------------------------------------------------ running an eval
+        def on_start(
+            job: EvalJob | None,
+            ids: list[str],
+            how: str,
+            who: str,
+            obstacles: str,
+            times: float,
+            limit: float,
+            bb: str,
+            url: str,
+            name: str,
+        ) -> Any:
+            if job is not None and not job.done:
+                yield (
+                    job,
+                    "**An eval is already running in this tab:** stop it first.",
+                    gr.skip(),
+                    gr.skip(),
+                    gr.skip(),
+                )
+                return
+            try:
+                job = start_eval(
+                    backend,
+                    list(ids or []),
+                    setting=how,
+                    agent=who,
+                    repeat=int(times or 1),
+                    max_steps=int(limit),
+                    backbone=bb,
+                    base_url=url,
+                    model=name,
+                    realism=obstacles or "task",
+                )
+            except Exception as exc:
+                yield job, f"**Cannot start:** {exc}", gr.skip(), gr.skip(), gr.skip()
+                return
+            while not job.done:
+                yield (
+                    job,
+                    progress_markdown(job),
+                    summary_markdown(job.folder),
+                    results_rows(job.folder),
+                    gr.skip(),
+                )
+                time.sleep(0.5)
+            yield (
+                job,
+                progress_markdown(job),
+                summary_markdown(job.folder),
+                results_rows(job.folder),
+                _folder_choices(backend, str(job.folder)),
+            )
+
+        start.click(
+            on_start,
+            [job_state, tasks, setting, agent, realism, repeat, max_steps, backbone, base_url, model],
+            [job_state, progress, summary, results, folder],
+            show_progress="hidden",
+            concurrency_limit=None,
+        )
+
+        def on_stop(job: EvalJob | None) -> str:
+            if job is None or job.done:
+                return "No eval is running."
+            job.stop.set()
+            return "**Stopping…** the current task ends before its next action (it reruns on resume)."
+
+        stop.click(on_stop, job_state, progress, queue=False)
+
+        # ------------------------------------------------------------ judge view
+        def on_folder(path: str | None) -> tuple[Any, str, Any]:
+            if not path:
+                return gr.update(choices=[], value=None), "", []
+            try:
+                keys = [r.key for r in read_results(path)]
+            except MaeError as exc:
+                gr.Warning(str(exc))
+                return gr.update(choices=[], value=None), "", []
+            first = gr.update(choices=keys, value=keys[0] if keys else None)
+            return first, summary_markdown(Path(path)), results_rows(Path(path))
+
+        def on_task(path: str | None, key: str | None) -> tuple[Any, ...]:
+            hidden = [gr.update(visible=False)] * MAX_RUBRICS
+            record = judged_record(path, key) if path and key else None
+            if record is None:
+                return (
+                    None,
+                    "Pick an eval folder and a task run.",
+                    *hidden,
+                    gr.update(choices=[], value=[]),
+                    gr.update(choices=[], value=[]),
+                    "",
+                )
+            choices = step_choices(len(record.actions))
+            boxes = []
+            for i in range(MAX_RUBRICS):
+                if i < len(record.rubrics):
+                    step = record.rubric_steps[i] if i < len(record.rubric_steps) else None
+                    boxes.append(
+                        gr.update(
+                            visible=True,
+                            label=f"{i + 1}. {record.rubrics[i]}",
+                            choices=choices,
+                            value=step_label(step),
+                        )
+                    )
+                else:
+                    boxes.append(gr.update(visible=False))
+            action_choices = [action_label(i, record) for i in range(len(record.actions))]
+            verdict_choices = [verdict_label(i, record) for i, a in enumerate(record.actions) if a.executed]
+            header = (
+                f"**{record.key}** · {record.exit_reason.value} · {len(record.actions)} steps · "
+                f"{grader_label([record])}\n\n> {record.instruction}\n\nFor each rubric item, say after "
+                "which step it first held; tick the actions and verdicts that were right."
+            )
+            frames = trajectory_frames(record)
+            return (
+                gr.update(value=frames, selected_index=0 if frames else None),
+                header,
+                *boxes,
+                gr.update(
+                    choices=action_choices,
+                    value=[c for c, ok in zip(action_choices, record.action_correct, strict=False) if ok],
+                ),
+                gr.update(
+                    choices=verdict_choices,
+                    value=[
+                        verdict_label(i, record)
+                        for i, a in enumerate(record.actions)
+                        if a.executed and i < len(record.reflection_correct) and record.reflection_correct[i]
+                    ],
+                ),
+                "",
+            )
+
+        def on_save(path: str | None, key: str | None, *values: Any) -> tuple[str, Any, Any]:
+            if not path or not key:
+                return "Pick an eval folder and a task run first.", gr.skip(), gr.skip()
+            try:
+                record = next((r for r in read_results(path) if r.key == key), None)
+            except MaeError as exc:
+                return f"✖ {exc}", gr.skip(), gr.skip()
+            if record is None:
+                return "That task run is not in the folder any more: refresh the list.", gr.skip(), gr.skip()
+            labels = list(values[:MAX_RUBRICS])
+            marks = marks_from_form(
+                record, labels, list(values[MAX_RUBRICS] or []), list(values[MAX_RUBRICS + 1] or [])
+            )
+            try:
+                save_marks(path, marks)
+                write_reports(path)
+            except (MaeError, OSError) as exc:
+                return f"✖ Could not save the marks: {exc}", gr.skip(), gr.skip()
+            judged = judged_record(path, key)
+            score = pct(satisfaction(judged)) if judged else "–"
+            return (
+                f"✔ Saved your marks for {key}: SS {score}%. The reports in the eval folder are updated.",
+                summary_markdown(Path(path)),
+                results_rows(Path(path)),
+            )
+
+        judge_outputs = [gallery, task_text, *rubrics, actions, verdicts, judge_status]
+        folder.change(on_folder, folder, [task_run, summary, results])
+        task_run.change(on_task, [folder, task_run], judge_outputs)
+        refresh.click(lambda selected: _folder_choices(backend, selected), folder, folder)
+        page.select(lambda selected: _folder_choices(backend, selected), folder, folder)
+        save.click(on_save, [folder, task_run, *rubrics, actions, verdicts], [judge_status, summary, results])

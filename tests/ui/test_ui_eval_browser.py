@@ -1,0 +1,99 @@
+"""The Evaluate tab and the Judge view in a real browser (Debian's chromium through Playwright).
+
+An eval of the shortest virtual task runs against the reference-action agent on the fake model server;
+then the Judge view shows its screenshots beside the rubric checklist, a rubric item and an action are
+marked, and the saved marks change the metrics. Screenshots go to ``artifacts/ui/``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ui_testkit import MODEL, free_port, make_backend, settings_for
+
+from mae.device.virtual import VirtualPhone
+from mae.eval.marks import judged_records
+from mae.eval.records import read_results
+from mae.eval.virtual_suite import load_task_suite
+from mae.testing.fake_model_server import FakeModelServer
+from mae.testing.reference_agent import ReferenceAgent
+from mae.ui.runner import Backend
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "ui"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
+]
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[tuple[str, Backend]]:
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    import app
+
+    backend = make_backend(settings_for(tmp_path, "http://127.0.0.1:9/v1"), VirtualPhone())
+    blocks = app.build_demo(backend, lister=lambda: [])
+    port = free_port()
+    app.launch(blocks, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/", backend
+    finally:
+        blocks.close()
+
+
+def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
+    demo: tuple[str, Backend], fake_server: FakeModelServer
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    url, backend = demo
+    fake_server.responder = ReferenceAgent()
+    shortest = min(
+        (t for t in load_task_suite() if t.reference_actions), key=lambda t: len(t.reference_actions)
+    )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1600, "height": 1100})
+        page.set_default_timeout(90_000)
+        page.goto(url)
+        page.get_by_role("tab", name="Evaluate").click()
+        tasks = page.locator("#mae-eval-tasks")
+        for box in tasks.locator("input[type=checkbox]").all():
+            if box.is_checked():
+                box.uncheck()
+        tasks.locator("label", has_text=shortest.task_id).click()
+        page.locator("#mae-eval-base-url").locator("input, textarea").fill(fake_server.base_url)
+        page.locator("#mae-eval-model").locator("input, textarea").fill(MODEL)
+        page.locator("#mae-eval-start").click()
+        expect(page.locator("#mae-eval-progress")).to_contain_text("Finished", timeout=120_000)
+        expect(page.locator("#mae-eval-summary")).to_contain_text("SS 100.0")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "evaluate_tab.png"), full_page=True)
+
+        # the Judge view opens the finished eval: screenshots beside the rubric checklist
+        first_rubric = page.locator("#mae-judge-rubric-0")
+        expect(first_rubric).to_be_visible()
+        expect(first_rubric).to_contain_text(shortest.rubrics[0])
+        expect(page.locator("#mae-judge-gallery img").first).to_be_visible()
+        first_rubric.locator("input").click()
+        page.get_by_role("option", name="never", exact=True).click()
+        actions = page.locator("#mae-judge-actions")
+        actions.locator("input[type=checkbox]").first.uncheck()
+        page.locator("#mae-judge-save").click()
+        expect(page.locator("#mae-judge-status")).to_contain_text("Saved your marks")
+        page.screenshot(path=str(ARTIFACTS / "judge_view.png"), full_page=True)
+        browser.close()
+
+    (folder,) = [p for p in backend.log_dir.iterdir() if p.name.startswith("eval-")]
+    (record,) = judged_records(folder, read_results(folder))
+    assert record.grader == "person" and record.correctness_source == "person"
+    assert record.rubric_steps[0] is None and record.action_correct[0] is False
+    expected = (len(shortest.rubrics) - 1) / len(shortest.rubrics) * 100
+    report = (folder / "report.md").read_text()
+    assert f"| Mobile-Agent-E | Multi-Agent | {expected:.1f} |" in report and "judged by a person" in report

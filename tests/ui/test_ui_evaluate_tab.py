@@ -1,0 +1,40 @@
+"""The Evaluate tab's checks before an eval starts, and the tab in the app (no browser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ui_testkit import make_backend, settings_for
+
+from mae.device.virtual import VirtualPhone
+from mae.errors import MaeError
+from mae.ui.evaluate_tab import progress_markdown, start_eval
+
+
+def _start(tmp_path: Path, **changes: Any) -> None:
+    backend = make_backend(settings_for(tmp_path, "http://127.0.0.1:9/v1"), VirtualPhone())
+    choices: dict[str, Any] = {
+        "setting": "individual",
+        "agent": "e",
+        "repeat": 1,
+        "max_steps": 5,
+        "backbone": "custom",
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "m",
+    }
+    choices.update(changes)
+    task_ids = choices.pop("task_ids", ["v_korean_late_night"])
+    start_eval(backend, task_ids, **choices)
+
+
+def test_ui_evaluate_tab_refuses_what_cannot_run(tmp_path: Path) -> None:
+    with pytest.raises(MaeError, match="pick at least one task"):
+        _start(tmp_path, task_ids=[])
+    with pytest.raises(MaeError, match="only Mobile-Agent-E has a long-term memory"):
+        _start(tmp_path, setting="evolution", agent="v1")
+    with pytest.raises(MaeError, match="matches no task"):
+        _start(tmp_path, task_ids=["no_such_task"])
+    assert "Start evaluation" in progress_markdown(None)
+    assert not list((tmp_path / "runs").glob("eval-*/results.jsonl"))
