@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-import importlib
-import inspect
 import json
 from pathlib import Path
 from typing import Any, Literal
@@ -32,32 +30,27 @@ class EvalTask(BaseModel):
 def virtual_tasks(variant: str = "", realism: str = "task", seed: int | None = None) -> list[EvalTask]:
     """The virtual suite (``mae.eval.virtual_suite``), graded by code after every step.
 
-    ``variant`` names one of the suite's task sets (``hard``...) where the suite has several;
-    ``realism`` is ``task`` (each task's own obstacles), ``on`` (all of them, seeded) or ``off``.
+    ``variant`` names the task set: ``hard`` (the default: 25 tasks shaped like Mobile-Eval-E's, with
+    obstacles), ``basic`` (the first 17 short tasks) or ``all`` (both, hard first). ``realism`` is
+    ``task`` (each task's own obstacles), ``on`` (all of them, seeded) or ``off``.
     """
-    from mae.eval import virtual_suite
+    from mae.device.virtual.realism import Realism
+    from mae.eval.virtual_suite import SuiteName, load_task_suite
 
-    params = inspect.signature(virtual_suite.load_task_suite).parameters
-    kwargs: dict[str, Any] = {}
-    if variant:
-        if "suite" not in params:
-            raise ConfigError(f"this build has one virtual suite: use --suite virtual, not virtual:{variant}")
-        kwargs["suite"] = variant
-    if realism != "task":
-        if "realism" not in params:
-            raise ConfigError("this build's virtual phone has no realism settings: drop --realism")
-        realism_model = importlib.import_module("mae.device.virtual.realism").Realism
-        kwargs["realism"] = realism_model(enabled=realism == "on", seed=seed or 0)
-    load_task_suite = virtual_suite.load_task_suite
-    tasks = []
-    for task in load_task_suite(**kwargs):
-        reference = len(getattr(task, "reference_actions", []) or []) or len(
-            getattr(task, "human_reference_operations", []) or []
+    chosen = variant or "hard"
+    sets: dict[str, list[SuiteName]] = {"hard": ["hard"], "basic": ["basic"], "all": ["hard", "basic"]}
+    if chosen not in sets:
+        raise ConfigError(
+            f"no virtual suite {chosen!r}: use virtual (the hard suite), virtual:basic or virtual:all"
         )
+    override = None if realism == "task" else Realism(enabled=realism == "on", seed=seed or 0)
+    tasks = []
+    for task in (t for name in sets[chosen] for t in load_task_suite(suite=name, realism=override)):
+        reference = len(task.reference_actions) or len(task.human_reference_operations)
         tasks.append(
             EvalTask(
                 task_id=task.task_id,
-                scenario=str(getattr(task, "scenario", "") or "VIRTUAL"),
+                scenario=task.scenario or "VIRTUAL",
                 instruction=task.instruction,
                 rubrics=list(task.rubrics),
                 reference_operations=reference,

@@ -31,7 +31,10 @@ class ReferenceAgent:
     """A fake-server responder; ``tasks`` maps instructions to reference actions (default: the suite)."""
 
     def __init__(
-        self, tasks: dict[str, Sequence[str]] | None = None, policy: Policy = "reference", variant: str = ""
+        self,
+        tasks: dict[str, Sequence[str]] | None = None,
+        policy: Policy = "reference",
+        variant: str = "all",
     ) -> None:
         if tasks is None:
             from mae.eval.tasks import virtual_tasks
@@ -92,7 +95,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--policy", choices=("reference", "halfway"), default="reference")
     parser.add_argument(
-        "--set", default="", help="task set of the virtual suite (e.g. hard), if it has several"
+        "--set", default="all", help="task set of the virtual suite: hard, basic or all (default)"
     )
     args = parser.parse_args()
     agent = ReferenceAgent(policy=args.policy, variant=args.set)

@@ -20,7 +20,7 @@ from typing import Any
 
 import gradio as gr
 
-from mae.config import LoopSettings, Settings
+from mae.config import Settings
 from mae.errors import DeviceBusyError, MaeError
 from mae.eval.judge import (
     action_label,
@@ -100,7 +100,7 @@ def start_eval(
     settings = settings.model_copy(update={"log_dir": folder / "runs"})
     runtime = build_runtime(settings, device=device, perceptor=backend.perceptor(settings))
     options = EvalOptions(
-        suite="virtual",
+        suite="virtual:all",
         agent=agent,
         setting=setting,
         tasks=",".join(task_ids),
@@ -109,7 +109,7 @@ def start_eval(
         max_steps=int(max_steps),
         realism=realism,
     )
-    tasks = select_tasks(virtual_tasks(realism=options.realism), options.tasks)
+    tasks = select_tasks(virtual_tasks("all", realism=options.realism), options.tasks)
     write_options(folder, options)
     job = EvalJob(folder=folder, total=len(tasks) * options.repeat)
 
@@ -203,10 +203,10 @@ def build_evaluate_tab(backend: Backend) -> None:
     """The Evaluate tab (call inside ``gr.Tabs()``)."""
     settings = backend.settings
     try:
-        suite = virtual_tasks()
+        suite = virtual_tasks("all")
     except MaeError:
         suite = []
-    agents = ["e", "v2", "v1"] if "agent" in LoopSettings.model_fields else ["e"]
+    agents = ["e", "v2", "v1"]
     with gr.Tab("Evaluate", id="evaluate") as page:
         job_state = gr.State(None)
         gr.Markdown(

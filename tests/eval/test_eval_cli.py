@@ -77,7 +77,7 @@ def test_eval_cli_virtual_writes_results_reports_and_plots(
     fake_server.responder = ReferenceAgent()
     out = tmp_path / "eval"
     ids = ",".join(t.task_id for t in tasks)
-    assert main(cli(fake_server, out, "--suite", "virtual", "--agent", "e", "--tasks", ids)) == 0
+    assert main(cli(fake_server, out, "--suite", "virtual:basic", "--agent", "e", "--tasks", ids)) == 0
     captured = capsys.readouterr()
     assert "[1/2]" in captured.err and "left" in captured.err  # progress with an ETA on stderr
     records = read_results(out)
@@ -122,12 +122,12 @@ def test_eval_cli_resume_finishes_only_what_was_left(
         return real_run_task(instruction, **{**kw, "listener": breaking})
 
     monkeypatch.setattr(eval_runner, "run_task", interrupted)
-    assert main(cli(fake_server, out, "--suite", "virtual", "--tasks", ids)) == 130
+    assert main(cli(fake_server, out, "--suite", "virtual:basic", "--tasks", ids)) == 130
     assert [r.task_id for r in read_results(out)] == [tasks[0].task_id]
     assert (out / "report.md").exists()
 
     monkeypatch.setattr(eval_runner, "run_task", real_run_task)
-    assert main(cli(fake_server, out, "--suite", "virtual", "--tasks", ids)) == 2  # needs --resume
+    assert main(cli(fake_server, out, "--suite", "virtual:basic", "--tasks", ids)) == 2  # needs --resume
     assert main(cli(fake_server, out, "--resume", "--setting", "evolution")) == 2  # other options
     started = [r for r in agent.requests if r.role == "manager" and "name the first subgoal" in r.text]
     before = len(started)
@@ -147,7 +147,9 @@ def test_eval_compare_puts_two_folders_side_by_side(
     task = two_short_tasks()[1]
     for name, policy in (("full", "reference"), ("half", "halfway")):
         fake_server.responder = ReferenceAgent(policy=policy)  # type: ignore[arg-type]
-        assert main(cli(fake_server, tmp_path / name, "--suite", "virtual", "--tasks", task.task_id)) == 0
+        assert (
+            main(cli(fake_server, tmp_path / name, "--suite", "virtual:basic", "--tasks", task.task_id)) == 0
+        )
     capsys.readouterr()
     assert (
         main(
@@ -178,7 +180,9 @@ def test_eval_evolution_shares_memory_and_tells_the_reflectors_the_future_tasks(
     fake_server.responder = agent
     out = tmp_path / "eval"
     ids = ",".join(t.task_id for t in tasks)
-    assert main(cli(fake_server, out, "--suite", "virtual", "--setting", "evolution", "--tasks", ids)) == 0
+    assert (
+        main(cli(fake_server, out, "--suite", "virtual:basic", "--setting", "evolution", "--tasks", ids)) == 0
+    )
     first, second = read_results(out)
     assert first.setting == "evolution" and first.future_tasks == [tasks[1].instruction]
     assert second.future_tasks == []
@@ -303,7 +307,9 @@ def test_eval_runs_the_baselines_and_counts_a_provider_failure_as_termination_er
     refusal = FakeReply(status=400, body=json.dumps({"error": {"message": "model not found"}}))
     with FakeModelServer(responder=lambda request: refusal) as server:
         out = tmp_path / agent
-        assert main(cli(server, out, "--suite", "virtual", "--agent", agent, "--tasks", task.task_id)) == 0
+        assert (
+            main(cli(server, out, "--suite", "virtual:basic", "--agent", agent, "--tasks", task.task_id)) == 0
+        )
         assert server.requests  # the baseline asked its model
     (record,) = read_results(out)
     assert record.agent == agent and record.exit_reason.value == "model_error" and record.termination_error
