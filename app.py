@@ -319,7 +319,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             gif_btn = gr.Button("Export animated GIF", elem_id="mae-gif")
                         download = gr.File(label="Download", interactive=False, elem_id="mae-download")
 
-            build_evaluate_tab(backend)
+            build_evaluate_tab(backend, visible=not space.space_id())
 
         # ---------------------------------------------------------------- run
         run_outputs = [

@@ -199,15 +199,16 @@ def _folder_choices(backend: Backend, selected: str | None = None) -> Any:
     return gr.update(choices=folders, value=value)
 
 
-def build_evaluate_tab(backend: Backend) -> None:
-    """The Evaluate tab (call inside ``gr.Tabs()``)."""
+def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
+    """The Evaluate tab (call inside ``gr.Tabs()``); hidden where visitors must not share the server's
+    phone, folders and keys (a Hugging Face Space)."""
     settings = backend.settings
     try:
         suite = virtual_tasks("all")
     except MaeError:
         suite = []
     agents = ["e", "v2", "v1"]
-    with gr.Tab("Evaluate", id="evaluate") as page:
+    with gr.Tab("Evaluate", id="evaluate", visible=visible) as page:
         job_state = gr.State(None)
         gr.Markdown(
             "Evaluate the agent on the virtual suite: each task is graded by code after every step "

@@ -115,6 +115,7 @@ def test_space_defaults_and_keys_through_the_page(space: tuple[str, Path]) -> No
         expect(page.get_by_role("tab", name="Run")).to_be_visible()
         expect(page.get_by_role("tab", name="History")).to_have_count(0)
         expect(page.get_by_role("tab", name="Memory")).to_have_count(0)
+        expect(page.get_by_role("tab", name="Evaluate")).to_have_count(0)  # it uses the server's phone
         expect(page.locator("#mae-manual-status")).to_contain_text("operated by your runs only")
         before = page.locator("#mae-phone img").screenshot()
         page.locator("#mae-manual-home").click()  # the shown phone is shared: no manual control here
@@ -129,6 +130,7 @@ def test_space_defaults_and_keys_through_the_page(space: tuple[str, Path]) -> No
         status = page.locator("#mae-status")
         expect(status).to_contain_text("does not use the server's API keys")
         expect(status).to_contain_text("OPENAI_API_KEY")
+        expect(status).not_to_contain_text("Error:")  # a sentence, no class name
         page.screenshot(path=str(ARTIFACTS / "space-refused.png"), full_page=True)
         assert SERVER_KEY not in page.content()
         browser.close()
