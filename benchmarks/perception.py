@@ -163,7 +163,7 @@ def make_perceptor(
         if args.det_max_side:
             options["det_max_side"] = args.det_max_side
         options.update(extra)
-    return Perceptor(make_ocr(args.ocr, **options), icons)
+    return Perceptor(make_ocr(args.ocr, **options), icons, tidy=not args.no_tidy)
 
 
 def run_compare(
@@ -255,6 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rec-workers", type=int, help="RapidOCR recognition threads (default: up to 2)")
     parser.add_argument("--det-max-side", type=int, help="RapidOCR detection size (default: the backend's)")
     parser.add_argument("--accuracy", action="store_true", help="also report recall against ground truth")
+    parser.add_argument(
+        "--no-tidy",
+        action="store_true",
+        help="keep the status bar and keyboard keys (recall of what OCR and icon detection read; the "
+        "ground truth lists them, the tidied element list leaves them out)",
+    )
     parser.add_argument(
         "--compare",
         nargs="+",
