@@ -21,7 +21,7 @@ from mae.errors import MaeError
 from mae.llm.keys import configure_server_keys
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.safety import DEFAULT_RULES
-from mae.ui import history, memory_tab, space
+from mae.ui import space
 from mae.ui.agent_picker import agent_picker, wire_agent_picker
 from mae.ui.devices import (
     MANUAL_OPS,
@@ -35,7 +35,6 @@ from mae.ui.devices import (
     to_screen,
 )
 from mae.ui.evaluate_tab import build_evaluate_tab
-from mae.ui.export import export_html
 from mae.ui.forms import (
     CUSTOM,
     CUSTOM_KEY_ENV,
@@ -47,8 +46,10 @@ from mae.ui.forms import (
     role_backbone_choices,
     session_keys,
 )
+from mae.ui.history_page import build_history_tab
 from mae.ui.launch import approval_timeout, parse_args, server_options, settings_overrides
 from mae.ui.live import LiveRun
+from mae.ui.memory_page import build_memory_tab
 from mae.ui.phone_view import TabState
 from mae.ui.runner import Backend
 from mae.ui.session import RunController, error_message
@@ -237,88 +238,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         working = gr.Markdown(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
 
-            with gr.Tab("Memory", id="memory", visible=not space.space_id()) as memory_page:
-                mem_header = gr.Markdown(elem_id="mae-memory-header")
-                with gr.Row(equal_height=False):
-                    with gr.Column():
-                        tips = gr.Textbox(label="Tips (numbered list)", lines=12, elem_id="mae-tips")
-                        save_tips = gr.Button("Save Tips", elem_id="mae-save-tips")
-                    with gr.Column():
-                        shortcuts_json = gr.Code(
-                            language="json", label="Shortcuts (JSON)", elem_id="mae-shortcuts", max_lines=16
-                        )
-                        save_shortcuts = gr.Button(
-                            "Validate and save Shortcuts", elem_id="mae-save-shortcuts"
-                        )
-                shortcut_table = gr.Dataframe(
-                    headers=memory_tab.SHORTCUT_COLUMNS,
-                    interactive=False,
-                    wrap=True,
-                    label="Shortcuts and their usage",
-                    elem_id="mae-shortcut-table",
-                    column_widths=["18%", "14%", "8%", "7%", "9%", "8%", "7%", "29%"],
-                )
-                mem_status = gr.Markdown(elem_id="mae-memory-status")
-                with gr.Accordion("Import / export", open=False), gr.Row():
-                    import_tips = gr.File(label="Tips file (.txt)", file_types=[".txt"], type="filepath")
-                    import_shortcuts = gr.File(
-                        label="Shortcuts file (.json)", file_types=[".json"], type="filepath"
-                    )
-                    with gr.Column():
-                        import_btn = gr.Button("Import", elem_id="mae-import")
-                        export_btn = gr.Button("Export current memory", elem_id="mae-export")
-                        export_file = gr.File(label="Export", interactive=False, elem_id="mae-export-file")
-                with gr.Accordion("History", open=True):
-                    history_table = gr.Dataframe(
-                        headers=memory_tab.HISTORY_COLUMNS,
-                        interactive=False,
-                        wrap=True,
-                        elem_id="mae-memory-history",
-                        column_widths=["8%", "14%", "16%", "32%", "30%"],
-                    )
-                    with gr.Row():
-                        version = gr.Dropdown(label="Version", choices=[], elem_id="mae-memory-version")
-                        rollback_btn = gr.Button("Roll back to this version", elem_id="mae-rollback")
-                        mem_refresh = gr.Button("⟳ Reload", elem_id="mae-memory-reload")
-
-            with gr.Tab("History", id="history", visible=not space.space_id()) as history_page:
-                runs_table = gr.Dataframe(
-                    headers=history.RUN_COLUMNS,
-                    interactive=False,
-                    wrap=True,
-                    max_height=260,
-                    elem_id="mae-runs-table",
-                    column_widths=["14%", "40%", "16%", "8%", "10%", "12%"],
-                )
-                with gr.Row(equal_height=True):
-                    runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs", scale=5)
-                    runs_refresh = gr.Button(
-                        "⟳ Refresh the list", size="sm", elem_id="mae-runs-refresh", scale=1
-                    )
-                run_summary = gr.Markdown(elem_id="mae-run-summary")
-                with gr.Row(equal_height=False):
-                    with gr.Column(scale=4):
-                        replay_image = gr.Image(
-                            type="pil",
-                            interactive=False,
-                            height=620,
-                            label="Replay",
-                            elem_id="mae-replay-image",
-                            buttons=["fullscreen", "download"],
-                        )
-                        replay_step = gr.Slider(
-                            1, 2, value=1, step=1, label="Frame", elem_id="mae-replay-step"
-                        )
-                    with gr.Column(scale=5):
-                        replay_card = gr.HTML(elem_id="mae-replay-card")
-                        with gr.Row():
-                            html_btn = gr.Button(
-                                "Export as one HTML page", elem_id="mae-html", variant="primary"
-                            )
-                            zip_btn = gr.Button("Download as zip", elem_id="mae-zip")
-                            gif_btn = gr.Button("Export animated GIF", elem_id="mae-gif")
-                        download = gr.File(label="Download", interactive=False, elem_id="mae-download")
-
+            memory_page = build_memory_tab(backend, visible=not space.space_id())
+            history_page = build_history_tab(backend, visible=not space.space_id())
             build_evaluate_tab(backend, visible=not space.space_id())
 
         # ---------------------------------------------------------------- run
@@ -665,113 +586,6 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             queue=False,
         )
 
-        # ---------------------------------------------------------------- memory tab
-        mem_outputs = [mem_header, tips, shortcut_table, shortcuts_json, history_table, version]
-        store = backend.memory_store
-
-        def memory_values() -> tuple[Any, ...]:
-            try:
-                view = memory_tab.load_view(store(), backend.usage_policy())
-            except MaeError as exc:
-                return (f"✖ {error_message(exc)}", *[gr.skip()] * 5)
-            choices = [str(v) for v in reversed(view.versions)]
-            return (
-                view.header(),
-                view.tips,
-                view.shortcut_rows,
-                view.shortcuts_json,
-                view.history_rows,
-                gr.update(choices=choices, value=choices[0] if choices else None),
-            )
-
-        def then_reload(action: Callable[..., str]) -> Callable[..., tuple[Any, ...]]:
-            """Run ``action``; reload the editors only when it changed something (a refusal keeps the
-            text being edited)."""
-
-            def handler(*args: Any) -> tuple[Any, ...]:
-                message = action(*args)
-                if message.startswith("✖"):
-                    return (message, *[gr.skip()] * len(mem_outputs))
-                return (message, *memory_values())
-
-            return handler
-
-        def on_save_shortcuts(text: str) -> tuple[Any, ...]:
-            message, saved_ok = memory_tab.save_shortcuts(store(), text)
-            if not saved_ok:  # nothing changed: keep the editor's text for fixing
-                return (message, *[gr.skip()] * len(mem_outputs))
-            return (message, *memory_values())
-
-        edited = [mem_status, *mem_outputs]
-        mem_refresh.click(memory_values, None, mem_outputs)
-        memory_page.select(memory_values, None, mem_outputs)
-        save_tips.click(then_reload(lambda text: memory_tab.save_tips(store(), text)), tips, edited)
-        save_shortcuts.click(on_save_shortcuts, shortcuts_json, edited)
-        import_btn.click(
-            then_reload(lambda t, s: memory_tab.import_memory(store(), t, s)),
-            [import_tips, import_shortcuts],
-            edited,
-        )
-        rollback_btn.click(then_reload(lambda v: memory_tab.rollback(store(), v)), version, edited)
-
-        def on_export_memory() -> str | None:
-            try:
-                return str(memory_tab.export_memory(store()))
-            except (MaeError, OSError) as exc:
-                gr.Warning(f"Cannot export the memory: {error_message(exc)}")
-                return None
-
-        export_btn.click(on_export_memory, None, export_file)
-
-        # ---------------------------------------------------------------- history tab
-        def run_choices(selected: str | None = None) -> tuple[Any, Any]:
-            infos = history.list_runs(backend.log_dir)
-            choices = [(info.label(), str(info.path)) for info in infos]
-            values = [value for _, value in choices]
-            picker = gr.update(
-                choices=choices, value=selected if selected in values else (values[0] if values else None)
-            )
-            return picker, [info.row() for info in infos]
-
-        def on_pick_run(path: str | None) -> tuple[Any, ...]:
-            replay = history.load_replay(path) if path else None
-            if replay is None:
-                return "No run selected.", None, gr.update(maximum=2, value=1), ""
-            image, card = history.frame_at(replay, 1)
-            count = max(2, len(replay.frames))
-            return history.summary_markdown(replay), image, gr.update(maximum=count, value=1), card
-
-        def on_frame(path: str | None, position: float) -> tuple[Any, str]:
-            replay = history.load_replay(path) if path else None
-            return (None, "") if replay is None else history.frame_at(replay, int(position))
-
-        exporters: dict[str, Callable[[str], Any]] = {
-            "zip": history.export_zip,
-            "gif": history.export_gif,
-            "html": export_html,
-        }
-
-        def exporter(kind: str) -> Callable[[str | None], Any]:
-            def export(path: str | None) -> Any:
-                if not path:
-                    gr.Warning("Pick a run first.")
-                    return None
-                try:
-                    return str(exporters[kind](path))
-                except (OSError, ValueError) as exc:
-                    gr.Warning(error_message(exc))
-                    return None
-
-            return export
-
-        runs_refresh.click(run_choices, runs, [runs, runs_table])
-        history_page.select(run_choices, runs, [runs, runs_table])
-        runs.change(on_pick_run, runs, [run_summary, replay_image, replay_step, replay_card])
-        replay_step.change(on_frame, [runs, replay_step], [replay_image, replay_card], show_progress="hidden")
-        html_btn.click(exporter("html"), runs, download)
-        zip_btn.click(exporter("zip"), runs, download)
-        gif_btn.click(exporter("gif"), runs, download)
-
         # ---------------------------------------------------------------- page load
         def on_load(remembered_values: Any) -> tuple[Any, ...]:
             values = remembered_values if isinstance(remembered_values, dict) else {}
@@ -791,7 +605,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             ]
             picker = gr.update(choices=choices, value=chosen)
             fresh_label = gr.update(label=_fresh_label(chosen))
-            run_picker, run_rows = run_choices()
+            run_picker, run_rows = history_page.choices()
             return (
                 tab,
                 picker,
@@ -800,7 +614,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 fresh_label,
                 run_picker,
                 run_rows,
-                *memory_values(),
+                *memory_page.values(),
                 *restored,
             )
 
@@ -832,9 +646,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             phone,
             manual_status,
             fresh,
-            runs,
-            runs_table,
-            *mem_outputs,
+            *history_page.outputs,
+            *memory_page.outputs,
             *remembered,
         ]
         demo.load(on_load, saved, load_outputs, show_progress="hidden").then(
