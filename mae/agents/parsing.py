@@ -226,38 +226,35 @@ def _words(text: str) -> list[str]:
     return out
 
 
-_OUTCOME_PREFIXES = ("the", "outcome", "answer", "option", "result", "is", "verdict")
+_OUTCOME = re.compile(
+    r"^\W*(?:(?:the|outcome|answer|option|result|is|verdict)\W+){0,4}\(?([abc])\)?(?![a-z0-9])", re.I
+)
+_SECOND_OUTCOME = re.compile(
+    r"^\W{0,3}(?:,|/|\||\bor\b|\band\b)\s*(?:maybe\s+|possibly\s+|perhaps\s+)?\(?[abc]\)?(?![a-z0-9])", re.I
+)
 
 
 def parse_outcome(text: str) -> Outcome:
     """The outcome letter: exactly one of A, B or C at the start of the section.
 
-    Read: ``A``, ``a``, ``(A)``, ``**B**: wrong page``, ``Outcome: C``, ``Option A``. Refused:
-    ``A, B``, ``A or B``, ``A (or maybe B)``, ``A/B``, ``D`` and words that are not a letter.
+    Read: ``A``, ``a``, ``(A)``, ``**B**: wrong page``, ``Outcome: C``, ``Option A``, and an explanation
+    that mentions other capitals (``B. Failed: A popup appeared``). Refused: ``A, B``, ``A or B``,
+    ``A (or maybe B)``, ``A/B``, ``D`` and words that are not a letter.
     """
     first_line = normalize_reply(text).strip().split("\n", 1)[0][:300]
     original = first_line.replace("*", "").replace("`", "")
-    words = _words(original)
-    raw_tokens = _words(original.lower())
-    index = 0
-    while index < len(raw_tokens) - 1 and raw_tokens[index] in _OUTCOME_PREFIXES:
-        index += 1
-    fix = "### Outcome ### must start with exactly one letter, A, B or C (e.g. 'B. Failed: wrong page')"
-    if index >= len(raw_tokens) or raw_tokens[index] not in ("a", "b", "c"):
-        raise ReplyProblem(f"{fix}, not {text.strip()[:80]!r}")
-    letter = raw_tokens[index].upper()
-    rest_upper = words[index + 1 : index + 8]
-    rest = raw_tokens[index + 1 : index + 8]
-    others = {"A", "B", "C"} - {letter}
-    ambiguous = any(word in others for word in rest_upper) or (
-        bool(rest) and rest[0] in ("or", "/", "|", "and") and len(rest) > 1 and rest[1] in ("a", "b", "c")
-    )
-    if ambiguous:
+    match = _OUTCOME.match(original)
+    if match is None:
+        raise ReplyProblem(
+            "### Outcome ### must start with exactly one letter, A, B or C (e.g. 'B. Failed: wrong page'), "
+            f"not {text.strip()[:80]!r}"
+        )
+    if _SECOND_OUTCOME.match(original[match.end() :]):
         raise ReplyProblem(
             "### Outcome ### must name one outcome only: write just one letter (A, B or C), "
             f"not {first_line.strip()[:80]!r}"
         )
-    return letter  # type: ignore[return-value]
+    return match.group(1).upper()  # type: ignore[return-value]
 
 
 def parse_yes_no(text: str, section: str = "Verdict") -> bool:
