@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mae.cli.run_cmd import add_run_arguments, make_approver
+from mae.cli.run_cmd import add_run_arguments, load_run_settings, make_approver
 from mae.config import Settings, load_settings
 from mae.errors import ConfigError
 from mae.llm.providers import AGENT_ROLES
@@ -139,13 +139,13 @@ def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an eval and write its results, reports and plots."""
     from mae.eval.report import write_reports
-    from mae.eval.runner import EvalRunner, settings_with_agent, write_options
+    from mae.eval.runner import EvalRunner, write_options
     from mae.eval.tasks import load_eval_tasks, select_tasks
 
     base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
     folder = args.out or Path(base.log_dir) / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     if args.agent is None and not args.resume:  # MAE_AGENT or the profile's loop.agent
-        args.agent = base.loop.model_dump().get("agent", "e")
+        args.agent = base.loop.agent
     options = _options(args, folder)
     if options.setting == "evolution" and options.agent != "e":
         raise ConfigError(
@@ -154,20 +154,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     tasks = select_tasks(load_eval_tasks(options.suite, options.realism, options.seed), options.tasks)
     virtual = options.suite.partition(":")[0] == "virtual"
     device = args.device or ("virtual" if virtual else None)
-    settings = load_settings(
-        args.profile,
-        overrides={
+    settings = load_run_settings(
+        args,
+        {
             "device": device,
-            "backbone": args.backbone,
-            "base_url": args.base_url,
-            "model": args.model,
-            "api_key_env": args.api_key_env,
-            "loop.max_steps": args.max_steps,
             "log_dir": folder / "runs",
+            "loop.agent": options.agent,
             **_role_overrides(args.role_model),
         },
     )
-    settings = settings_with_agent(settings, options.agent)
     runtime = build_runtime(settings)
     stop = threading.Event()
     try:

@@ -74,14 +74,16 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings from the profile, the environment and these flags (flags win); ``ConfigError`` when the
     log or memory folder names an existing file."""
-    settings = _load_run_settings(args)
+    settings = load_run_settings(args)
     for what, folder in (("log folder", settings.log_dir), ("memory folder", settings.memory_dir)):
         if folder.exists() and not folder.is_dir():
             raise ConfigError(f"the {what} {folder} is a file: name a folder (it is created if missing)")
     return settings
 
 
-def _load_run_settings(args: argparse.Namespace) -> Settings:
+def load_run_settings(args: argparse.Namespace, extra: dict[str, Any] | None = None) -> Settings:
+    """Settings from the profile, the environment and the run flags (``add_run_arguments``), then
+    ``extra`` overrides (dotted keys, None = not given)."""
     return load_settings(
         args.profile,
         overrides={
@@ -99,6 +101,7 @@ def _load_run_settings(args: argparse.Namespace) -> Settings:
             "temperature": args.temperature,
             "max_tokens": args.max_tokens,
             **memory_cmd.memory_overrides(args),
+            **(extra or {}),
         },
     )
 

@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from mae.config import Settings
 from mae.device.base import Device
 from mae.errors import ConfigError
 from mae.eval.prices import estimate_cost
@@ -363,16 +362,3 @@ def _duration(seconds: float) -> str:
         return f"{minutes}m{seconds:02d}s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h{minutes:02d}m"
-
-
-def settings_with_agent(settings: Settings, agent: str) -> Settings:
-    """``settings`` with ``loop.agent`` set; agents other than ``e`` need the baselines' field."""
-    if "agent" not in type(settings.loop).model_fields:
-        if agent != "e":
-            raise ConfigError(
-                f"--agent {agent} needs the Mobile-Agent v1/v2 baselines, which this build does not have "
-                "yet; only --agent e works here"
-            )
-        return settings
-    loop = settings.loop.model_copy(update={"agent": agent})
-    return settings.model_copy(update={"loop": loop})

@@ -37,7 +37,7 @@ from mae.eval.metrics import group_metrics, satisfaction
 from mae.eval.plots import grader_label
 from mae.eval.records import RESULTS_FILE, read_results
 from mae.eval.report import pct, write_reports
-from mae.eval.runner import EvalOptions, EvalRunner, settings_with_agent, write_options
+from mae.eval.runner import EvalOptions, EvalRunner, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
 from mae.runtime import build_runtime
 from mae.ui.forms import backbone_choices, missing_keys
@@ -86,8 +86,8 @@ def start_eval(
         )
     data = backend.settings.model_dump()
     data.update(backbone=backbone or data["backbone"], base_url=base_url or None, model=model or None)
-    data["loop"] = {**data["loop"], "max_steps": int(max_steps)}
-    settings = settings_with_agent(Settings.model_validate(data), agent)
+    data["loop"] = {**data["loop"], "max_steps": int(max_steps), "agent": agent}
+    settings = Settings.model_validate(data)
     absent = missing_keys(settings, {}, os.environ)
     if absent:
         raise MaeError(f"no API key for {', '.join(absent)}: set the environment variable on the server")

@@ -17,6 +17,7 @@ import mae.eval.runner as eval_runner
 from mae.cli import main
 from mae.config import Settings
 from mae.device.virtual import VirtualPhone
+from mae.errors import ConfigError
 from mae.eval.marks import JudgeMarks, judged_records, save_marks
 from mae.eval.records import read_results
 from mae.eval.virtual_suite import VirtualTask, load_task_suite
@@ -279,19 +280,23 @@ def test_eval_cli_errors_are_sentences(tmp_path: Path, capsys: pytest.CaptureFix
     assert "ROLE=MODEL" in capsys.readouterr().err
 
 
-def test_eval_agent_choice_needs_the_baselines_field(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from mae.config import LoopSettings, load_settings
-    from mae.eval.runner import settings_with_agent
+def test_eval_honours_the_run_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
 
-    settings = load_settings(environ={})
-    if "agent" in LoopSettings.model_fields:
-        assert settings_with_agent(settings, "v2").loop.model_dump()["agent"] == "v2"
-    else:
-        assert settings_with_agent(settings, "e") is settings
-        assert main(["eval", "--suite", "virtual", "--agent", "v1", "--out", str(tmp_path / "a")]) == 2
-        assert "only --agent e works here" in capsys.readouterr().err
+    def capture(settings: Any, api_keys: Any = None) -> Any:
+        seen.append(settings)
+        raise ConfigError("settings captured")
+
+    monkeypatch.setattr(eval_cmd, "build_runtime", capture)
+    out = tmp_path / "e"
+    args = ["eval", "--suite", "virtual", "--agent", "v2", "--out", str(out), "--temperature", "0.9"]
+    args += ["--timeout", "30", "--parallel-notetaker", "--max-steps", "7", "--role-model", "manager=m2"]
+    assert main(args) == 2
+    (settings,) = seen
+    assert settings.temperature == 0.9 and settings.timeout_s == 30
+    assert settings.loop.parallel_notetaker and settings.loop.max_steps == 7 and settings.loop.agent == "v2"
+    assert settings.device == "virtual" and settings.log_dir == out / "runs"
+    assert settings.roles["manager"].model == "m2"
 
 
 @pytest.mark.parametrize("agent", ["v2", "v1"])
