@@ -83,9 +83,9 @@ class Perceptor:
             icon_options["model"] = settings.groundingdino_model
         detector = make_icon_detector(settings.icons, **icon_options)
         captioner: Captioner | None = None
-        captions = resolve_captions(settings.captions, client) if detector is not None else "none"
-        if settings.captions != "auto":
-            captions = settings.captions
+        captions = settings.captions
+        if captions == "auto":
+            captions = resolve_captions("auto", client) if detector is not None else "none"
         if captions != "none":
             if detector is None:
                 raise ConfigError(

@@ -174,7 +174,7 @@ def tidy(
         if band is not None:
             top, bottom = band
             kept = [e for e in kept if not (top <= e.center[1] <= bottom) or e.role == "field"]
-        collapsed = True
+            collapsed = True  # only when keys were left out: the list then says the keyboard is shown
     if not has_tree:
         clutter = _map_clutter(kept, height)
         kept = [e for i, e in enumerate(kept) if i not in clutter]

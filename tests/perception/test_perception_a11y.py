@@ -288,3 +288,10 @@ def test_virtual_run_sends_the_tree_to_the_perceptor(tmp_path: Path, fake_server
     assert 'button "Maps app"; coordinates: [135, 470]' in screen
     assert 'button "back button"; coordinates: [216, 2274]' in screen
     assert 'icon "voice search"' in screen
+
+
+def test_keyboard_line_only_when_keys_were_left_out() -> None:
+    # the keyboard is reported up, but no key row was recognised: nothing is collapsed, nothing claimed
+    title = Element(kind="text", text="New note", box=(40, 300, 400, 360))
+    tidied = tidy([title], 2340, keyboard_active=True)
+    assert tidied.elements == [title] and not tidied.keyboard_collapsed
