@@ -230,7 +230,7 @@ def _number(cls: type[AtomicAction], key: str, value: Any, *, integer: bool) -> 
     if isinstance(value, str):
         text = value.strip()
         digits = text.lstrip("+-")
-        if not digits or len(digits) > 12 or not digits.replace(".", "", 1).isdigit():
+        if not digits or len(digits) > parsing.MAX_NUMBER_DIGITS or not digits.replace(".", "", 1).isdigit():
             raise ActionError(f"{cls.signature}: {key} must be a number, not {value[:40]!r}; write {example}")
         value = float(text)
     if isinstance(value, float) and not math.isfinite(value):
