@@ -8,8 +8,8 @@ with the same OCR and icon detector: ``before`` (vision only, no tidy-up: the ol
 - element lines and tokens per screen, all screens and screens with the keyboard shown (target:
   lines down >= 40 % with the keyboard shown); tokens are counted as words and punctuation marks;
 - recall of what tasks need: for every distinct target a reference ``Tap`` hits, an element whose
-  centre lies in it, and an element whose text names it (the label drawn inside it, or its icon's
-  name); these must not drop;
+  centre lies in it, and an element whose text names it (the text drawn inside it, or its icon's
+  name when it has no text); these must not drop;
 - caption requests per task if captions were on (icons with no a11y name; a cache as in a run).
 
     python benchmarks/element_list.py               # summary
@@ -93,14 +93,19 @@ def collect(limit: int) -> list[Shot]:
                         and not in_status_bar(Element(kind="icon", box=target.box), image.height)
                     ):
                         needed.append(target.box)
-                        inside = [
-                            e.text
-                            for e in phone.ground_truth()
-                            if target.box[0] <= e.center[0] < target.box[2]
-                            and target.box[1] <= e.center[1] < target.box[3]
-                            and e.text
-                        ]
-                        shots[digest].labels.append(inside[0] if inside else target.label)
+                        # The label a reader knows the target by: the text drawn in it, else the name
+                        # of its icon (a field's hint names it, not the globe beside the hint).
+                        inside = sorted(
+                            (
+                                e
+                                for e in phone.ground_truth()
+                                if target.box[0] <= e.center[0] < target.box[2]
+                                and target.box[1] <= e.center[1] < target.box[3]
+                                and e.text
+                            ),
+                            key=lambda e: e.kind != "text",
+                        )
+                        shots[digest].labels.append(inside[0].text if inside else target.label)
                 step.execute(phone)
     return list(shots.values())
 

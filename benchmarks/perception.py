@@ -57,7 +57,9 @@ TARGET_S = 0.45
 Screen = tuple[Image.Image, list[Element] | None, str]
 """(image, ground truth or None, variant name)."""
 
-OCR_OPTIONS = dict.fromkeys(("det_max_side", "rec_workers", "threads", "rec_batch", "rec_min_width"), int)
+OCR_OPTIONS = dict.fromkeys(
+    ("det_max_side", "det_blank_keep", "rec_workers", "threads", "rec_batch", "rec_min_width"), int
+)
 
 
 def virtual_screens(limit: int) -> list[Screen]:
@@ -94,8 +96,21 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
+def one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by at most one character changed, added or removed."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    start = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    if len(a) == len(b):
+        return a[start + 1 :] == b[start + 1 :]
+    return a[start:] == b[start + 1 :]
+
+
 def recall(perceptor: Perceptor, screens: list[Screen]) -> dict[str, dict[str, Any]]:
-    """Line-level text recall (texts of 2+ characters) and icon recall per screen variant."""
+    """Line-level text recall (texts of 2+ characters; exactly, and within one character's misreading)
+    and icon recall per screen variant."""
     merge, perceptor.merge = perceptor.merge, False
     counts: dict[str, list[int]] = {}
     try:
@@ -103,14 +118,13 @@ def recall(perceptor: Perceptor, screens: list[Screen]) -> dict[str, dict[str, A
             if truth is None:
                 continue
             found = perceptor.perceive(image)
-            tally = counts.setdefault(variant, [0, 0, 0, 0])
+            tally = counts.setdefault(variant, [0, 0, 0, 0, 0])
             for label in truth:
                 if label.kind == "text" and len(_squash(label.text)) > 1:
+                    near = [e for e in found.texts if math.dist(e.center, label.center) <= 12]
                     tally[0] += 1
-                    tally[1] += any(
-                        _squash(e.text) == _squash(label.text) and math.dist(e.center, label.center) <= 12
-                        for e in found.texts
-                    )
+                    tally[1] += any(_squash(e.text) == _squash(label.text) for e in near)
+                    tally[4] += any(one_edit_apart(_squash(e.text), _squash(label.text)) for e in near)
                 elif label.kind == "icon":
                     tally[2] += 1
                     x, y = label.center
@@ -126,10 +140,11 @@ def recall(perceptor: Perceptor, screens: list[Screen]) -> dict[str, dict[str, A
         variant: {
             "text_lines": t,
             "text_recall": round(th / t, 4) if t else None,
+            "text_recall_one_edit": round(tn / t, 4) if t else None,
             "icons": i,
             "icon_recall": round(ih / i, 4) if i else None,
         }
-        for variant, (t, th, i, ih) in counts.items()
+        for variant, (t, th, i, ih, tn) in counts.items()
     }
 
 
@@ -237,7 +252,8 @@ def print_accuracy(accuracy: dict[str, dict[str, Any]], indent: str = "  ") -> N
     for variant, acc in accuracy.items():
         print(
             f"{indent}recall on {variant} screens: text {acc['text_recall']} over {acc['text_lines']} lines"
-            f", icons {acc['icon_recall']} over {acc['icons']}"
+            f" ({acc['text_recall_one_edit']} within one misread character), icons {acc['icon_recall']} "
+            f"over {acc['icons']}"
         )
 
 

@@ -19,6 +19,9 @@ import numpy as np
 BULLETS = "·•●▪◦‣∙"
 """List bullets: dropped from the start of a line (they are decoration, not text to tap)."""
 
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+"""Full-width ASCII forms (``？``, ``１``, ``Ａ``) and the ideographic space, to their ASCII characters."""
+
 MARGIN_COLUMNS = 1.5
 """A CTC column peaks inside its character, not at its edge: keep about half a character of margin."""
 
@@ -36,7 +39,7 @@ class Reading(NamedTuple):
 def reading_from_rapidocr(result: Sequence[Any]) -> Reading:
     """A ``Reading`` from one ``TextRecognizer`` result: ``(text, score)`` or, with word boxes,
     ``(text, score, [columns, words, word_columns, states, confidences])``."""
-    text, score = str(result[0]), float(result[1])
+    text, score = ascii_forms(str(result[0])), float(result[1])
     chars: list[str] = []
     columns: list[int] = []
     count = 0.0
@@ -44,7 +47,7 @@ def reading_from_rapidocr(result: Sequence[Any]) -> Reading:
         try:
             count, words, word_columns = float(result[2][0]), result[2][1], result[2][2]
             for word, cols in zip(words, word_columns, strict=True):
-                chars.extend(str(c) for c in word)
+                chars.extend(ascii_forms(str(c)) for c in word)
                 columns.extend(int(c) for c in cols)
         except (TypeError, ValueError, IndexError):
             chars, columns = [], []
@@ -61,6 +64,15 @@ def reading_from_rapidocr(result: Sequence[Any]) -> Reading:
     if end <= start:
         return Reading(stripped, score)
     return Reading(stripped, score, start, end)
+
+
+def ascii_forms(text: str) -> str:
+    """``？123`` -> ``?123``: the recogniser (trained mostly on Chinese) often reads Latin punctuation as
+    its full-width form. Only lines with nothing but ASCII besides such forms are mapped (a Chinese
+    sentence keeps its punctuation)."""
+    if text.isascii() or not all(ch.isascii() or ord(ch) in _FULL_WIDTH for ch in text):
+        return text
+    return text.translate(_FULL_WIDTH)
 
 
 def _strip_bullet(text: str) -> str:

@@ -70,3 +70,11 @@ def test_reading_without_word_boxes_or_with_odd_ones() -> None:
     assert reading_from_rapidocr(("abc", 0.9, [3.0, [["a"]], [[0, 1]], [], []])) == Reading("abc", 0.9)
     assert reading_from_rapidocr(("abc", 0.9, "garbage")) == Reading("abc", 0.9)
     assert reading_from_rapidocr(("", 0.1, [0.0, [], [], [], []])) == Reading("", 0.1)
+
+
+def test_full_width_forms_in_a_latin_line_become_ascii() -> None:
+    assert reading_from_rapidocr(("？123", 0.9)).text == "?123"
+    assert reading_from_rapidocr(("Ｓave（2）", 0.9)).text == "Save(2)"
+    assert reading_from_rapidocr(("你好？", 0.9)).text == "你好？"  # a Chinese line keeps its punctuation
+    reading = reading_from_rapidocr(_word_box_result("？123", [2, 4, 6, 8], 10.0))
+    assert reading.text == "?123" and reading.start == pytest.approx((2 - 1.5) / 10)

@@ -217,3 +217,10 @@ def test_paddleocr_results_become_elements(
     assert [(e.text, e.box, e.source) for e in found] == [("Wi-Fi", (10, 20, 210, 60), "paddleocr")]
     assert engine.options["lang"] == "en"
     assert engine.options.get("use_angle_cls", engine.options.get("use_textline_orientation")) is False
+
+
+def test_onnx_sessions_reuse_their_buffers() -> None:
+    backend = RapidOcrBackend(rec_workers=2)
+    for engine in (backend._engine, backend._rec_engine):
+        for session in (engine.text_det.infer.session, engine.text_rec.session.session):
+            assert session.get_session_options().enable_cpu_mem_arena

@@ -115,15 +115,24 @@ class BrowserApp(App):
     def _logo(self, c: Canvas, cx: float, y: float, text: str, size: float) -> None:
         c.text(cx, y, text, size=size, color="#3C64C8", bold=True, anchor="mm")
 
+    def _link(
+        self, c: Canvas, view: ScrollView, y: float, label: str, target: str, line_height: float, seen: str = ""
+    ) -> float:
+        """A link wrapped over as many lines as it needs; like a web page's link, one tap area covers
+        all its lines (shown whole or not at all). Returns the y below it."""
+        lines = c.wrap(label, theme.LARGE, c.dw - 96)
+        height = line_height * len(lines)
+        with view.row(y, height):
+            for index, line in enumerate(lines):
+                middle = y + line_height * (index + 0.5)
+                c.text(48, middle, line, size=theme.LARGE, color=theme.LINK, anchor="lm")
+            c.tap((0, y, c.dw, y + height), lambda: self.open_link(target), label)
+            if seen:
+                c.mark_seen(seen)
+        return y + height
+
     def _paper_row(self, c: Canvas, view: ScrollView, y: float, paper: Paper) -> float:
-        title_lines = c.wrap(paper.title, theme.LARGE, c.dw - 96)
-        for index, line in enumerate(title_lines):
-            with view.row(y, 66):
-                c.text(48, y + 33, line, size=theme.LARGE, color=theme.LINK, anchor="lm")
-                c.tap((0, y, c.dw, y + 66), lambda p=paper.id: self.open_link(f"paper:{p}"), paper.title)  # type: ignore[misc]
-                if index == 0:
-                    c.mark_seen(f"scholar:paper:{paper.id}")
-            y += 66
+        y = self._link(c, view, y, paper.title, f"paper:{paper.id}", 66, f"scholar:paper:{paper.id}")
         byline = f"{paper.authors} - {paper.venue}, {paper.year}"
         for line in c.wrap(byline, theme.SMALL, c.dw - 96):
             with view.row(y, 56):
@@ -177,11 +186,7 @@ class BrowserApp(App):
                     url = f"Sponsored - {page.url}" if page.realism == "sponsored" else page.url
                     c.text(48, y + 30, url, size=theme.SMALL, color=theme.TEXT_2, anchor="lm")
                 y += 60
-                for line in c.wrap(page.title, theme.LARGE, c.dw - 96):
-                    with view.row(y, 66):
-                        c.text(48, y + 33, line, size=theme.LARGE, color=theme.LINK, anchor="lm")
-                        c.tap((0, y, c.dw, y + 66), lambda t=link: self.open_link(t), page.title)  # type: ignore[misc]
-                    y += 66
+                y = self._link(c, view, y, page.title, link, 66)
                 for line in c.wrap(page.snippet, theme.BODY, c.dw - 96, max_lines=3):
                     with view.row(y, 58):
                         c.text(48, y + 29, line, size=theme.BODY, color=theme.TEXT_2, anchor="lm")
@@ -209,13 +214,7 @@ class BrowserApp(App):
                     y += 62
                 y += 30
             for link in page.links:
-                for line in c.wrap(link.label, theme.LARGE, c.dw - 96):
-                    with view.row(y, 80):
-                        c.text(48, y + 40, line, size=theme.LARGE, color=theme.LINK, anchor="lm")
-                        c.tap((0, y, c.dw, y + 80), lambda t=link.target: self.open_link(t), link.label)  # type: ignore[misc]
-                        c.mark_seen(f"web:{page.id}:link:{link.target}")
-                    y += 80
-                y += 20
+                y = self._link(c, view, y, link.label, link.target, 80, f"web:{page.id}:link:{link.target}") + 20
             view.end(y)
 
     def screen_scholar(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
