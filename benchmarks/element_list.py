@@ -137,7 +137,9 @@ def mean(values: list[float]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--screens", type=int, default=40, help="distinct screens at most (default 40)")
+    parser.add_argument(
+        "--screens", type=int, default=200, help="distinct screens at most (default 200: the whole suite)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
 

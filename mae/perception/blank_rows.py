@@ -8,10 +8,11 @@ screen (``unshorten``).
 A row is blank when no two neighbouring pixels in it differ by more than ``tolerance`` grey levels
 (flat colour and smooth gradients both count). A band of blank rows keeps ``keep`` rows next to the ink
 on either side, enough for the detector to see where a line of text ends; bands not longer than three
-times that stay whole (see ``rows_to_keep`` for the screen's top and bottom). The detector grows each box by most of a line's height, so a box can reach past
-the kept rows into the other side of a shortened band. Each box is therefore mapped back from its
-centre row, which is ink: its edges extend into the blank band of the full screen by the same number
-of rows, as they would have had the band been there.
+times that stay whole (see ``rows_to_keep`` for the screen's top and bottom). The detector grows each
+box by most of a line's height, so a box can reach past the kept rows into the other side of a
+shortened band. Each box is therefore mapped back from its centre row, which is ink: its edges extend
+into the blank band of the full screen by the same number of rows, as they would have had the band
+been there.
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def _with_memory_arena(engine: Any) -> None:
     for holder in (getattr(engine.text_det, "infer", None), getattr(engine.text_rec, "session", None)):
         session = getattr(holder, "session", None)
         path = getattr(session, "_model_path", None)
-        if session is None or not isinstance(path, str):
+        if holder is None or session is None or not isinstance(path, str):
             continue
         old = session.get_session_options()
         if old.enable_cpu_mem_arena:

@@ -332,3 +332,26 @@ def test_paper_style_action_text_runs_on_the_phone(phone: VirtualPhone) -> None:
         run_steps(phone, resolve_call(parse_action_text(text), {}, phone.screen_size()))
     assert phone.screen_name == "Notes/list"
     assert phone.state().notes[-1].body == "Buy milk"
+
+
+def test_a_wrapped_link_is_one_tap_area(phone: VirtualPhone) -> None:
+    phone.open_app("Chrome")
+    phone.tap(*center(phone, "Scholar"))
+    phone.tap(*center(phone, "Search Scholar"))
+    phone.type_text("segment anything")
+    phone.enter()
+    assert phone.screen_name == "Chrome/scholar_results"
+    wrapped = []
+    for element in phone.ground_truth():
+        target = phone._frame.target_at(*element.center)
+        if element.kind == "text" and target is not None and element.text in target.label != element.text:
+            wrapped.append((element, target))
+    assert wrapped, "no title wraps over two lines on this page"
+    target = wrapped[0][1]
+    lines = [e for e, t in wrapped if t is target]
+    assert len(lines) >= 2  # every line of the title lies in the same tap area
+    top, bottom = target.box[1], target.box[3]
+    assert all(top <= e.box[1] and e.box[3] <= bottom for e in lines)
+    x, y = lines[-1].center
+    phone.tap(x, y)
+    assert phone.screen_name == "Chrome/paper"

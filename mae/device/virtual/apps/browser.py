@@ -116,7 +116,14 @@ class BrowserApp(App):
         c.text(cx, y, text, size=size, color="#3C64C8", bold=True, anchor="mm")
 
     def _link(
-        self, c: Canvas, view: ScrollView, y: float, label: str, target: str, line_height: float, seen: str = ""
+        self,
+        c: Canvas,
+        view: ScrollView,
+        y: float,
+        label: str,
+        target: str,
+        line_height: float,
+        seen: str = "",
     ) -> float:
         """A link wrapped over as many lines as it needs; like a web page's link, one tap area covers
         all its lines (shown whole or not at all). Returns the y below it."""
@@ -214,7 +221,8 @@ class BrowserApp(App):
                     y += 62
                 y += 30
             for link in page.links:
-                y = self._link(c, view, y, link.label, link.target, 80, f"web:{page.id}:link:{link.target}") + 20
+                seen = f"web:{page.id}:link:{link.target}"
+                y = self._link(c, view, y, link.label, link.target, 80, seen) + 20
             view.end(y)
 
     def screen_scholar(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
