@@ -1,8 +1,9 @@
 """Mobile-Agent-E web demo (Gradio): type a task, watch the phone being operated step by step.
 
 Thin on purpose: this file lays out the components and turns run events into component updates; the
-logic lives in ``mae/ui/`` (session, views, history, memory tab, devices, forms). ``python app.py``
-starts it with the virtual phone unless a phone is attached; ``python app.py --help`` lists options.
+logic lives in ``mae/ui/`` (session, views, phone panel, history, memory tab, devices, forms).
+``python app.py`` starts it with the virtual phone unless a phone is attached; ``python app.py --help``
+lists options.
 """
 
 from __future__ import annotations
@@ -28,21 +29,18 @@ from mae.ui.devices import (
     attached,
     default_device,
     device_choices,
-    display_image,
-    display_size,
-    manual_action,
-    reset_phone,
-    to_screen,
 )
 from mae.ui.evaluate_tab import build_evaluate_tab
 from mae.ui.forms import (
     CUSTOM,
     CUSTOM_KEY_ENV,
     KEY_ENVS,
+    REMEMBERED,
     SAME,
     RunForm,
     backbone_choices,
     missing_keys,
+    restorable,
     role_backbone_choices,
     session_keys,
 )
@@ -50,6 +48,7 @@ from mae.ui.history_page import build_history_tab
 from mae.ui.launch import approval_timeout, parse_args, server_options, settings_overrides
 from mae.ui.live import LiveRun
 from mae.ui.memory_page import build_memory_tab
+from mae.ui.phone_panel import MANUAL_HINT, PhonePanel
 from mae.ui.phone_view import TabState
 from mae.ui.runner import Backend
 from mae.ui.session import RunController, error_message
@@ -71,9 +70,6 @@ EXAMPLES = [
     "Look up how many times the paper 'Attention Is All You Need' has been cited on Google Scholar, and "
     "write the number in a new note in Notes.",
 ]
-MANUAL_HINT = (
-    "Click the screen to tap there, or use the buttons (when no run is active or a run waits for approval)."
-)
 KEY_NOTE = (
     "API keys stay in this browser session's memory only; they are never written to disk, logs or the "
     "browser's storage. Empty fields fall back to the server's keys, which go only to their own provider "
@@ -86,12 +82,6 @@ FRESH_LABELS = {
 LIVE_FPS = 1.0
 """How often the phone view looks for a new picture while no action is being shown."""
 BUSY_NOTE = "**A run is already going on this phone:** it is shown here; press Stop to end it."
-MANUAL_BUSY = (
-    "A run is operating this phone: manual control works once it has ended, while it waits for an "
-    "approval, or after Stop."
-)
-LIVE_RETRY_S = 10.0
-"""After a failed live refresh (phone unplugged, adb down), seconds before the next try."""
 SETTINGS_KEY = "mae-demo-settings"
 """Browser storage key of the remembered (non-secret) settings."""
 
@@ -408,42 +398,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         reject_btn.click(answer(False), [state, device], approval_box, queue=False)
 
         # ---------------------------------------------------------------- phone view and manual control
-        def perceptor() -> Any:
-            return backend.perceptor(settings)
-
-        def current_screen(tab: TabState | None, device_name: str) -> tuple[Any, Any, str]:
-            tab = tab or TabState()
-            try:
-                screen = backend.pool.get(device_name).screenshot()
-                tab.set_picture(screen)
-                tab.quiet_until = 0.0
-                if tab.show_boxes:
-                    tab.refresh(lambda: screen, perceptor, force=True)
-                return tab, tab.shown(), space.MANUAL_OFF if space.space_id() else MANUAL_HINT
-            except Exception as exc:
-                return tab, gr.skip(), f"⚠ {error_message(exc)}"
-
-        def on_tick(tab: TabState | None, device_name: str) -> Any:
-            """The live view: a new picture when the phone changed (idle, or between a run's steps)."""
-            if tab is None or time.monotonic() < tab.quiet_until:
-                return gr.skip()
-            if space.space_id():  # each visitor's phone is their own: shown by their runs only
-                return gr.skip()
-            run = registry.active(device_name or VIRTUAL)
-            if run is not None:
-                run.touch()
-                if tab.show_boxes or run.view.annotated is not None:
-                    return gr.skip()  # an action is being shown, or the boxes come with the run's screens
-            try:
-                screen = backend.pool.get(device_name or VIRTUAL).screenshot
-                changed = tab.refresh(screen, perceptor if tab.show_boxes and run is None else None)
-            except Exception:  # an unplugged phone: the picker and manual control say so; retry later
-                tab.quiet_until = time.monotonic() + LIVE_RETRY_S
-                return gr.skip()
-            return tab.shown() if changed else gr.skip()
-
+        panel = PhonePanel(backend)
+        current_screen = panel.current_screen
         live_timer.tick(
-            on_tick,
+            panel.on_tick,
             [state, device],
             phone,
             show_progress="hidden",
@@ -451,80 +409,23 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             concurrency_limit=2,
             concurrency_id="live",
         )
-
-        def on_overlay(tab: TabState | None, show: bool, device_name: str) -> Any:
-            if tab is None:
-                return gr.skip()
-            tab.show_boxes = bool(show)
-            picture = tab.picture
-            if show and (picture is None or picture.boxes is None) and registry.active(device_name) is None:
-                try:
-                    tab.refresh(backend.pool.get(device_name).screenshot, perceptor, force=True)
-                except Exception as exc:
-                    gr.Warning(f"Cannot draw the boxes: {error_message(exc)}")
-            return tab.shown() if tab.picture is not None else gr.skip()
-
-        overlay.change(on_overlay, [state, overlay, device], phone, show_progress="hidden")
-
-        def manual(tab: TabState | None, name: str, op: str, arguments: dict[str, Any]) -> tuple[Any, str]:
-            if space.space_id():  # the shown phone is shared: visitors operate their own phone by runs
-                return gr.skip(), space.MANUAL_OFF
-            run = registry.active(name)
-            paused = run is not None and run.view.pending_approval is not None
-            if run is not None and not paused:
-                return (
-                    gr.skip(),
-                    MANUAL_BUSY,
-                )
-            try:
-                screen = manual_action(backend.pool.get(name), op, arguments, paused_run=paused)
-            except Exception as exc:
-                return gr.skip(), f"⚠ {error_message(exc)}"
-            done = f"{op}({', '.join(str(v) for v in arguments.values())})"
-            if tab is None:
-                return display_image(screen), f"Did `{done}`."
-            tab.refresh(lambda: screen, perceptor if tab.show_boxes else None, force=True)
-            return tab.shown(), f"Did `{done}`."
-
-        def on_tap(tab: TabState | None, name: str, evt: gr.SelectData) -> tuple[Any, str]:
-            try:
-                screen_size = backend.pool.get(name).screen_size()
-                x, y = to_screen(evt.index, display_size(screen_size), screen_size)
-            except Exception as exc:
-                return gr.skip(), f"⚠ {error_message(exc)}"
-            return manual(tab, name, "Tap", {"x": x, "y": y})
+        overlay.change(panel.on_overlay, [state, overlay, device], phone, show_progress="hidden")
 
         manual_kw: dict[str, Any] = {
             "concurrency_limit": 1,
             "concurrency_id": "manual",
             "show_progress": "hidden",
         }
-        phone.select(on_tap, [state, device], [phone, manual_status], **manual_kw)
+        phone.select(panel.on_tap, [state, device], [phone, manual_status], **manual_kw)
         for op, button in manual_buttons.items():
             button.click(
-                lambda tab, name, op=op: manual(tab, name, op, {}),
+                lambda tab, name, op=op: panel.manual(tab, name, op, {}),
                 [state, device],
                 [phone, manual_status],
                 **manual_kw,
             )
 
-        def on_reset(tab: TabState | None, name: str) -> tuple[Any, str]:
-            if space.space_id():  # each visitor's own phone starts fresh with every run
-                return gr.skip(), space.MANUAL_OFF
-            if registry.active(name) is not None:
-                return gr.skip(), "A run is operating this phone: press Stop first, then Reset phone."
-            try:
-                screen = reset_phone(backend.pool.get(name))
-            except Exception as exc:
-                return gr.skip(), f"⚠ {error_message(exc)}"
-            registry.forget(name)  # its last run no longer describes the phone
-            what = "back to its first state" if name == VIRTUAL else "on its home screen"
-            if tab is None:
-                return display_image(screen), f"The phone is {what}."
-            tab.refresh(lambda: screen, perceptor if tab.show_boxes else None, force=True)
-            return tab.shown(), f"The phone is {what}."
-
-        reset_btn.click(on_reset, [state, device], [phone, manual_status], **manual_kw)
+        reset_btn.click(panel.on_reset, [state, device], [phone, manual_status], **manual_kw)
 
         def on_device(tab: TabState | None, name: str) -> tuple[Any, ...]:
             tab, image, message = current_screen(tab, name)
@@ -561,20 +462,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             *role_backbones,
             *role_models,
         ]
-        remembered_names = [
-            "task",
-            "backbone",
-            "base_url",
-            "model",
-            "max_steps",
-            "evolve",
-            "fresh_start",
-            "rules",
-        ]
-        remembered_names += [f"backbone:{r}" for r in AGENT_ROLES] + [f"model:{r}" for r in AGENT_ROLES]
 
         def remember(device_name: str, *values: Any) -> dict[str, Any]:
-            return {"device": device_name, **dict(zip(remembered_names, values, strict=True))}
+            return {"device": device_name, **dict(zip(REMEMBERED, values, strict=True))}
 
         watched: list[Any] = [device, *remembered]
         gr.on(
@@ -600,8 +490,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             tab = TabState(run=running)  # a reload re-attaches to the run going on the phone
             tab, image, message = current_screen(tab, chosen)
             restored = [
-                gr.update(value=values[name]) if restorable(name, values.get(name)) else gr.skip()
-                for name in remembered_names
+                gr.update(value=values[name]) if restorable(name, values.get(name), names) else gr.skip()
+                for name in REMEMBERED
             ]
             picker = gr.update(choices=choices, value=chosen)
             fresh_label = gr.update(label=_fresh_label(chosen))
@@ -617,21 +507,6 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 *memory_page.values(),
                 *restored,
             )
-
-        def restorable(name: str, value: Any) -> bool:
-            if value is None:
-                return False
-            if name == "backbone":
-                return value in [v for _, v in backbone_choices()]
-            if name.startswith("backbone:"):
-                return value in [v for _, v in role_backbone_choices()]
-            if name == "rules":
-                return isinstance(value, list) and all(v in names for v in value)
-            if name == "max_steps":
-                return isinstance(value, int | float) and 1 <= value <= 100
-            if name in ("evolve", "fresh_start"):
-                return isinstance(value, bool)
-            return isinstance(value, str)
 
         def attach(tab: TabState | None) -> Iterator[tuple[Any, ...]]:
             """After a (re)load: stream the run found going, else leave the page as it is."""

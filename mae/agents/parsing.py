@@ -338,7 +338,10 @@ def nesting_depth(text: str, stop_above: int = MAX_NESTING) -> int:
 
 
 def balanced_span(text: str, start: int) -> int | None:
-    """Index just past the bracket that closes the one at ``start``, or None if it never closes."""
+    """Index just past the bracket that closes the one at ``start``, or None if it never closes.
+
+    The quote tracking is written out here and in ``nesting_depth`` on purpose: a shared generator of
+    unquoted characters made both scans twice as slow on long replies (measured)."""
     pairs = {"{": "}", "[": "]", "(": ")"}
     stack: list[str] = []
     quote = ""

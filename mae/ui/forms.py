@@ -172,3 +172,36 @@ def missing_keys(settings: Settings, keys: Mapping[str, str], environ: Mapping[s
         if env and not keys.get(env) and not environ.get(env) and env not in needed:
             needed.append(env)
     return needed
+
+
+REMEMBERED = [
+    "task",
+    "backbone",
+    "base_url",
+    "model",
+    "max_steps",
+    "evolve",
+    "fresh_start",
+    "rules",
+    *(f"backbone:{role}" for role in AGENT_ROLES),
+    *(f"model:{role}" for role in AGENT_ROLES),
+]
+"""Run-form fields the browser remembers between visits (in this order; API keys never)."""
+
+
+def restorable(name: str, value: Any, rule_names: list[str]) -> bool:
+    """Whether a remembered ``value`` for the field ``name`` may be put back in the form (a stored
+    value can be stale or edited by hand)."""
+    if value is None:
+        return False
+    if name == "backbone":
+        return value in [v for _, v in backbone_choices()]
+    if name.startswith("backbone:"):
+        return value in [v for _, v in role_backbone_choices()]
+    if name == "rules":
+        return isinstance(value, list) and all(v in rule_names for v in value)
+    if name == "max_steps":
+        return isinstance(value, int | float) and 1 <= value <= 100
+    if name in ("evolve", "fresh_start"):
+        return isinstance(value, bool)
+    return isinstance(value, str)
