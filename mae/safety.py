@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from mae.actions import ActionCall, AtomicAction, OpenApp, Tap, Type
 from mae.perception.elements import Element
+from mae.perception.geometry import holds
 
 Field_ = Literal["target", "typed", "app", "action", "description"]
 """What a rule looks at (see the module docstring; ``description`` = the whole description, for
@@ -129,7 +130,7 @@ DEFAULT_RULES: tuple[SensitiveRule, ...] = (
 def element_at(elements: Sequence[Element], x: int, y: int) -> Element | None:
     """The named element a tap at ``(x, y)`` hits: the smallest box holding the point, else the nearest
     within ``NEAR_PX``."""
-    holding = [e for e in elements if e.text and e.box[0] <= x < e.box[2] and e.box[1] <= y < e.box[3]]
+    holding = [e for e in elements if e.text and holds(e.box, (x, y))]
     if holding:
         return min(holding, key=lambda e: (e.box[2] - e.box[0]) * (e.box[3] - e.box[1]))
     best: tuple[float, Element] | None = None

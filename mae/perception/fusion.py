@@ -7,7 +7,8 @@
 - A clickable or editable node with a label and nothing seen inside it is added as an element of its
   own (icons drawn too faintly for the detector, controls OCR could not read).
 - With a tree, an unnamed icon outside every clickable node is decoration (map texture, dividers,
-  badges) and is dropped.
+  badges) and is dropped; so is an unnamed icon inside a control whose label the list already shows
+  as text inside it (a product's star rating, the magnifier in a search box, the glyph above "Save").
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ from collections.abc import Sequence
 
 from mae.perception.a11y import A11yNode, A11yTree
 from mae.perception.elements import Element
-from mae.perception.geometry import box_area, reading_order
+from mae.perception.geometry import box_area, holds, reading_order
 
-ICON_NODE_RATIO = 8.0
-"""A node names an icon only when it is at most this many times the icon's area (not a whole row)."""
+ICON_NODE_RATIO = 20.0
+"""A node names an icon only when it is at most this many times the icon's area (not a whole row).
+A 48-56 dp touch target around a 12-16 dp glyph (a thin back arrow) is 9-22 times its area; a list
+row is 60 times or more."""
 
 
 def _contains(node: A11yNode, point: tuple[int, int]) -> bool:
-    left, top, right, bottom = node.bounds
-    return left <= point[0] < right and top <= point[1] < bottom
+    return holds(node.bounds, point)
 
 
 def _smallest(nodes: Sequence[A11yNode], element: Element, limit: float) -> A11yNode | None:
@@ -36,6 +38,14 @@ def _smallest(nodes: Sequence[A11yNode], element: Element, limit: float) -> A11y
 
 def _norm(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _shows_label(node: A11yNode, texts: Sequence[Element]) -> bool:
+    """Whether a text seen inside ``node`` is (part of) its label, so the list already shows it."""
+    label = _norm(node.label)
+    return any(
+        len(key := _norm(t.text)) >= 3 and key in label and _contains(node, t.center) for t in texts
+    )
 
 
 def _namer(nodes: Sequence[A11yNode], element: Element, seen: Sequence[Element]) -> A11yNode | None:
@@ -71,17 +81,16 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             continue
         control = _namer(clickable, element, elements)
         named = _namer(naming, element, elements)
+        if named is None and not element.text:
+            holder = _smallest(clickable, element, float("inf"))
+            if holder is not None and _shows_label(holder, texts):
+                continue  # a part of a control the list shows by its text
         update: dict[str, object] = {}
         if named is not None and not element.text:
             label = named.label
             box = element.box
             # The outline of a labelled chip or button, found as an icon: its text already says it.
-            if any(
-                _norm(t.text) == _norm(label)
-                and box[0] <= t.center[0] < box[2]
-                and box[1] <= t.center[1] < box[3]
-                for t in texts
-            ):
+            if any(_norm(t.text) == _norm(label) and holds(box, t.center) for t in texts):
                 continue
             update.update(text=label, named_by="a11y")
         if control is not None:

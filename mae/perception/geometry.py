@@ -14,6 +14,11 @@ def box_area(box: Box) -> int:
     return max(0, right - left) * max(0, bottom - top)
 
 
+def holds(box: Box, point: tuple[int, int]) -> bool:
+    """Whether ``point`` lies in ``box`` (left and top edges in, right and bottom out)."""
+    return box[0] <= point[0] < box[2] and box[1] <= point[1] < box[3]
+
+
 def intersection(a: Box, b: Box) -> int:
     """Area of the overlap of two boxes."""
     left, top = max(a[0], b[0]), max(a[1], b[1])

@@ -28,7 +28,7 @@ from mae.perception.fusion import fuse
 from mae.perception.icons import IconDetector, drop_text_regions, make_icon_detector
 from mae.perception.merge import merge_lines
 from mae.perception.ocr import OcrBackend, make_ocr
-from mae.perception.tidy import tidy
+from mae.perception.tidy import clean_texts, tidy
 
 CHEAP_CAPTION_MODELS = ("gpt-4o-mini", "qwen-vl-plus", "gemini-1.5-flash", "claude-3-5-haiku")
 """Caption models cheap enough that ``captions = auto`` turns captions on (prefix match)."""
@@ -117,6 +117,8 @@ class Perceptor:
             detector = self.icons
             icons, timings["icons"] = _timed(lambda: detector.detect(rgb))
         texts, timings["ocr"] = ocr_future.result()
+        if self.tidy:
+            texts, icons = clean_texts(texts, icons)
         icons = drop_text_regions(icons, texts)
         if self.merge:
             texts = merge_lines(texts, width=image.width)

@@ -2,8 +2,9 @@
 
 - Status-bar glyphs (clock, signal, battery) are dropped: no task taps them.
 - Star-rating glyphs are not text: ``★★★★☆`` is dropped, ``4.5 ★★★★☆`` keeps ``4.5``.
-- Glyph-only OCR junk (``.`` for a magnifier, ``口`` for a bookmark) becomes an unnamed icon; a stray
-  glyph before a Latin label (``天 46 min``) is cut off.
+- Glyph-only OCR junk (``.`` for a magnifier, ``口`` for a bookmark) becomes an icon, or is dropped
+  when the icon detector already found that icon; a stray glyph before a Latin label (``天 46 min``)
+  is cut off. This runs on OCR's lines before fusion (``clean_texts``), so the tree can name the icon.
 - With the keyboard shown, its keys collapse into one line (``Perception.keyboard_collapsed``).
 - Without an accessibility tree, unnamed icons packed in a two-dimensional cluster with no text near
   them (road crossings on a map, texture) are dropped; rows of toolbar icons are kept.
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mae.perception.elements import Element
-from mae.perception.geometry import box_area
+from mae.perception.geometry import box_area, holds
 
 STATUS_BAR_SHARE = 0.045
 """The status bar's height as a share of the screen height (24-48 dp on phones)."""
@@ -81,6 +82,22 @@ def clean_text(element: Element) -> Element | None:
     return element
 
 
+def clean_texts(texts: Sequence[Element], icons: Sequence[Element]) -> tuple[list[Element], list[Element]]:
+    """OCR's ``texts`` cleaned (``clean_text``) and the icons: ``icons`` plus glyph-only junk turned into
+    icons, except junk whose centre lies inside a detected icon (the arrow read as ``↑``)."""
+    kept: list[Element] = []
+    found = list(icons)
+    for element in texts:
+        cleaned = clean_text(element)
+        if cleaned is None:
+            continue
+        if cleaned.kind == "text":
+            kept.append(cleaned)
+        elif not any(holds(icon.box, cleaned.center) for icon in icons):
+            found.append(cleaned)
+    return kept, found
+
+
 def keyboard_band(elements: Sequence[Element], height: int) -> tuple[int, int] | None:
     """Top and bottom of the on-screen keyboard, found as rows of one-character keys in the lower half."""
     keys = [
@@ -107,10 +124,10 @@ def keyboard_band(elements: Sequence[Element], height: int) -> tuple[int, int] |
 def _labelled_below(icon: Element, texts: Sequence[Element]) -> bool:
     """Whether a text sits right under (or inside) ``icon``: an app or tab label, so not texture."""
     size = max(_height(icon), icon.box[2] - icon.box[0])
-    left, top, right, bottom = icon.box
+    left, _, right, bottom = icon.box
     for t in texts:
-        x, y = t.center
-        if left <= x < right and top <= y < bottom:
+        x = t.center[0]
+        if holds(icon.box, t.center):
             return True
         if (
             left - size / 2 <= x <= right + size / 2
@@ -163,11 +180,8 @@ def tidy(
     """The element list without noise; see the module docstring."""
     kept: list[Element] = []
     for element in elements:
-        if in_status_bar(element, height):
-            continue
-        cleaned = clean_text(element)
-        if cleaned is not None and box_area(cleaned.box) > 0:
-            kept.append(cleaned)
+        if not in_status_bar(element, height) and box_area(element.box) > 0:
+            kept.append(element)
     collapsed = False
     if keyboard_active and not keep_keys:
         band = keyboard_band(kept, height)

@@ -13,13 +13,14 @@ from PIL import Image
 
 from mae.config import PerceptionSettings
 from mae.device.virtual import VirtualPhone
+from mae.device.virtual.a11y import SYSTEM_UI
 from mae.llm import ChatClient, ModelProfile
 from mae.perception import Element, Perception, Perceptor
 from mae.perception.a11y import A11yNode, A11yTree
 from mae.perception.fusion import fuse
 from mae.perception.merge import merge_lines
 from mae.perception.perceptor import resolve_captions
-from mae.perception.tidy import tidy
+from mae.perception.tidy import clean_texts, tidy
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 
@@ -82,6 +83,36 @@ def test_fusion_names_icons_adds_unseen_controls_and_drops_decoration() -> None:
     assert not any("Google Map" in line for line in lines)
 
 
+def test_icons_that_are_parts_of_labelled_controls() -> None:
+    tree = A11yTree(
+        source="uiautomator",
+        nodes=[
+            node((24, 110, 171, 257), content_desc="Navigate up", clickable=True),  # a 56 dp target
+            node((48, 260, 1032, 376), text="ribeye steak", clickable=True, editable=True),
+            node(
+                (0, 526, 1080, 946), text="Beef Choice Angus Ribeye Steak 4.4 (1,823) $12.98", clickable=True
+            ),
+            node((600, 1000, 1000, 1120), text="Save", clickable=True),
+            node((880, 110, 1080, 250), clickable=True),  # an icon button nothing labels
+        ],
+    )
+    seen = [
+        icon((80, 160, 112, 206)),  # a thin back arrow, 1/15 of its button
+        text("ribeye steak", (160, 300, 400, 340)),
+        icon((84, 296, 132, 346)),  # the magnifier drawn in the search field
+        text("Beef Choice Angus Ribeye Steak", (320, 580, 900, 630)),
+        icon((318, 834, 512, 900)),  # the star rating
+        text("Save", (760, 1075, 840, 1110)),
+        icon((780, 1010, 820, 1065)),  # the bookmark glyph above "Save"
+        icon((936, 146, 1004, 210)),
+    ]
+    lines = [e.describe() for e in fuse(seen, tree)]
+    assert 'button "Navigate up"; coordinates: [96, 183]' in lines
+    assert "button (no name); coordinates: [970, 178]" in lines  # kept: nothing else shows it
+    assert not any(c in line for line in lines for c in ("[108, 321]", "[415, 867]", "[800, 1037]"))
+    assert 'button "Save"; coordinates: [800, 1092]' in lines
+
+
 def test_stacked_fields_stay_apart_wrapped_titles_merge() -> None:
     stacked = [
         text("Korean restaurant, $, 0.6 mi", (48, 600, 560, 640)),
@@ -108,7 +139,10 @@ def test_tidy_drops_status_bar_stars_and_glyphs() -> None:
         text("天 46 min", (48, 900, 300, 940)),
         text("Directions", (48, 1000, 300, 1040)),
     ]
-    kept = tidy(elements, height, keyboard_active=False).elements
+    texts, icons = clean_texts(
+        [e for e in elements if e.kind == "text"], [e for e in elements if e.kind == "icon"]
+    )
+    kept = tidy([*texts, *icons], height, keyboard_active=False).elements
     lines = [e.describe() for e in kept]
     assert not any("9:41" in line for line in lines) and not any("[960, 48]" in line for line in lines)
     assert not any("★" in line or "☆" in line for line in lines)
@@ -117,6 +151,15 @@ def test_tidy_drops_status_bar_stars_and_glyphs() -> None:
     assert "icon (no name); coordinates: [822, 202]" in lines
     assert 'text "46 min"; coordinates: [174, 920]' in lines
     assert 'text "Directions"; coordinates: [174, 1020]' in lines
+
+
+def test_a_glyph_read_inside_a_detected_icon_is_not_a_second_icon() -> None:
+    arrow = icon((58, 158, 110, 204))
+    texts, icons = clean_texts([text("↑", (62, 159, 90, 201)), text("Maps", (150, 160, 260, 200))], [arrow])
+    assert [e.text for e in texts] == ["Maps"]
+    assert icons == [arrow]
+    lone, icons = clean_texts([text("口", (800, 180, 844, 224))], [arrow])
+    assert lone == [] and [e.box for e in icons] == [arrow.box, (800, 180, 844, 224)]
 
 
 def keyboard_elements() -> list[Element]:
@@ -231,8 +274,11 @@ def test_virtual_tree_labels_controls_and_has_realistic_gaps() -> None:
     assert any(n.scrollable for n in maps.nodes) or maps.nodes
     phone.open_app("Walmart")
     walmart = phone.ui_tree()
-    icon_buttons = [n for n in walmart.nodes if n.clickable and not n.text]
+    icon_buttons = [n for n in walmart.nodes if n.clickable and not n.text and n.package != SYSTEM_UI]
     assert icon_buttons and all(not n.content_desc for n in icon_buttons)  # unlabelled icon buttons
+    # The navigation bar is System UI's, labelled whichever app is in front.
+    nav = [n for n in walmart.nodes if n.package == SYSTEM_UI]
+    assert [n.label for n in nav] == ["back button", "home button", "recent apps button"]
     phone.open_app("Chrome")
     chrome = phone.ui_tree()
     assert [n.class_name for n in chrome.nodes] == ["android.webkit.WebView"] and not chrome.useful

@@ -3,7 +3,8 @@
 Every tap target becomes a clickable node (editable for text fields): labelled by the texts drawn
 inside it, or, for an icon-only button, by a content description (its caption). Texts outside targets
 become plain text nodes, drawn icons image nodes. The status bar and the keyboard are other windows
-on a real phone, so they are not in the tree. Realistic gaps, so that fusion and fallback are both
+on a real phone, so they are not in the tree; the navigation bar's buttons are System UI's, labelled
+whichever app is in front. Realistic gaps, so that fusion and fallback are both
 exercised:
 
 - ``UNLABELLED_ICON_APPS``: icon-only buttons without a content description (a common a11y bug);
@@ -16,14 +17,15 @@ from mae.device.virtual import theme
 from mae.device.virtual.canvas import Frame
 from mae.perception.a11y import A11yNode, A11yTree
 from mae.perception.elements import Box, Element
+from mae.perception.geometry import holds
 
 UNLABELLED_ICON_APPS = frozenset({"Walmart"})
 WEBVIEW_APPS = frozenset({"Chrome"})
+SYSTEM_UI = "com.android.systemui"
 
 
 def _inside(box: Box, element: Element) -> bool:
-    x, y = element.center
-    return box[0] <= x < box[2] and box[1] <= y < box[3]
+    return holds(box, element.center)
 
 
 def build_tree(frame: Frame, app: str, package: str, keyboard: bool) -> A11yTree:
@@ -34,6 +36,7 @@ def build_tree(frame: Frame, app: str, package: str, keyboard: bool) -> A11yTree
         webview = A11yNode(class_name="android.webkit.WebView", package=package, bounds=(0, 0, width, height))
         return A11yTree(source="virtual", nodes=[webview])
     top = round(theme.STATUS_H * k)
+    nav_top = round((height / k - theme.NAV_H) * k)
     bottom = height
     if keyboard:
         bottom = round((height / k - theme.NAV_H - theme.KEYBOARD_H) * k)
@@ -52,15 +55,14 @@ def build_tree(frame: Frame, app: str, package: str, keyboard: bool) -> A11yTree
         texts = [frame.elements[i].text for i in inside if frame.elements[i].kind == "text"]
         glyphs = [frame.elements[i] for i in inside if frame.elements[i].kind == "icon"] if texts else []
         editable = target.role == "edit"
-        desc = "" if texts else target.label
-        if app in UNLABELLED_ICON_APPS and not texts:
-            desc = ""
+        system = (target.box[1] + target.box[3]) // 2 >= nav_top
+        desc = "" if texts or (app in UNLABELLED_ICON_APPS and not system) else target.label
         nodes.append(
             A11yNode(
                 text=" ".join(texts),
                 content_desc=desc,
                 class_name="android.widget.EditText" if editable else "android.widget.Button",
-                package=package,
+                package=SYSTEM_UI if system else package,
                 clickable=True,
                 editable=editable,
                 bounds=target.box,
