@@ -43,9 +43,7 @@ def _norm(text: str) -> str:
 def _shows_label(node: A11yNode, texts: Sequence[Element]) -> bool:
     """Whether a text seen inside ``node`` is (part of) its label, so the list already shows it."""
     label = _norm(node.label)
-    return any(
-        len(key := _norm(t.text)) >= 3 and key in label and _contains(node, t.center) for t in texts
-    )
+    return any(len(key := _norm(t.text)) >= 3 and key in label and _contains(node, t.center) for t in texts)
 
 
 def _namer(nodes: Sequence[A11yNode], element: Element, seen: Sequence[Element]) -> A11yNode | None:

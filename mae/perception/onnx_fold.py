@@ -1,0 +1,293 @@
+"""Folding PP-OCR's elementwise layers into its convolutions before onnxruntime loads a model.
+
+PP-OCRv4's backbones (PP-LCNetV3, PP-HGNet-style blocks) follow convolutions with a learnable scalar
+affine (``x * s + b``), a hard-swish written as four elementwise operators (``x * clip(x + 3, 0, 6) /
+6``) and often a second scalar affine. onnxruntime runs each as a pass over the feature map, and its
+blocked-layout convolutions convert the map out of that layout and back around them. The rewrite is
+exact algebra (the outputs agree to float rounding, ~1e-6):
+
+- convolution, then ``× s``, then ``+ b``: one convolution (weights × s, bias × s + b);
+- the hard-swish: ``x · HardSigmoid(x)`` (alpha 1/6, beta 1/2), which onnxruntime fuses;
+- convolution, hard-swish, then ``× s``: the scale moves into the convolution and HardSigmoid's alpha
+  (``s·z · hsig(z) = z' · clip(alpha/s · z' + beta)`` with ``z' = s·z``);
+- ``× s`` and ``+ b`` right before a 1×1 convolution without padding: folded into that convolution.
+
+Measured with ``python benchmarks/perception.py --compare fold=0 fold=1``; see docs/perception.md.
+Needs the ``onnx`` package; without it, or for a graph without these patterns, the model is loaded
+as it is.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from onnx import ModelProto, NodeProto
+
+
+class _Graph:
+    """A model's nodes with their constants and consumers, rebuilt after each rewrite."""
+
+    def __init__(self, model: ModelProto) -> None:
+        from onnx import numpy_helper
+
+        self.model = model
+        self.graph = model.graph
+        self.new_consts: list[str] = []
+        self.consts: dict[str, np.ndarray] = {
+            i.name: numpy_helper.to_array(i) for i in self.graph.initializer
+        }
+        for node in self.graph.node:
+            if node.op_type == "Constant" and len(node.attribute) == 1 and node.attribute[0].name == "value":
+                self.consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+        self.outputs = {o.name for o in self.graph.output}
+        self.nodes: list[NodeProto] = list(self.graph.node)
+        self.names = {n.name for n in self.nodes}
+        self.users: dict[str, list[NodeProto]] = defaultdict(list)
+        for node in self.nodes:
+            self._link(node)
+
+    def _link(self, node: NodeProto) -> None:
+        for name in node.input:
+            self.users[name].append(node)
+
+    def _unlink(self, node: NodeProto) -> None:
+        for name in node.input:
+            self.users[name] = [u for u in self.users[name] if u is not node]
+
+    def scalar(self, name: str) -> float | None:
+        value = self.consts.get(name)
+        return float(value.reshape(-1)[0]) if value is not None and value.size == 1 else None
+
+    def only_user(self, name: str, op_type: str) -> NodeProto | None:
+        """The single node reading ``name`` when it is an ``op_type`` (and ``name`` is not an output)."""
+        users = self.users.get(name, [])
+        if len(users) != 1 or name in self.outputs or users[0].op_type != op_type:
+            return None
+        return users[0]
+
+    def scalar_operand(self, node: NodeProto, data: str) -> float | None:
+        """The scalar constant ``node`` combines with ``data`` (an Add or Mul of two inputs)."""
+        if len(node.input) != 2 or data not in node.input:
+            return None
+        other = node.input[1] if node.input[0] == data else node.input[0]
+        return self.scalar(other) if other != data else None
+
+    def add_name(self, base: str) -> str:
+        """A node name not used yet, from ``base``."""
+        index = 0
+        while f"{base}_folded{index}" in self.names:
+            index += 1
+        self.names.add(f"{base}_folded{index}")
+        return f"{base}_folded{index}"
+
+    def add_const(self, name: str, value: np.ndarray) -> str:
+        unique = name
+        while unique in self.consts:
+            unique += "_"
+        self.consts[unique] = value.astype(np.float32)
+        self.new_consts.append(unique)
+        return unique
+
+    def replace(self, old: list[NodeProto], new: list[NodeProto]) -> None:
+        """Put ``new`` where the first of ``old`` was and drop the rest of ``old``."""
+        at = min(next(i for i, n in enumerate(self.nodes) if n is o) for o in old)
+        for node in old:
+            self._unlink(node)
+        kept = [n for n in self.nodes[:at] if all(n is not o for o in old)]
+        rest = [n for n in self.nodes[at:] if all(n is not o for o in old)]
+        self.nodes = [*kept, *new, *rest]
+        for node in new:
+            self._link(node)
+
+    def save(self) -> None:
+        """Write the rewritten nodes and the constants they use back into the model."""
+        from onnx import numpy_helper
+
+        used = {name for node in self.nodes for name in node.input}
+        kept_inits = [i for i in self.graph.initializer if i.name in used]
+        new_inits = [numpy_helper.from_array(self.consts[n], n) for n in self.new_consts if n in used]
+        nodes = [n for n in self.nodes if not (n.op_type == "Constant" and n.output[0] not in used)]
+        del self.graph.initializer[:]
+        self.graph.initializer.extend([*kept_inits, *new_inits])
+        del self.graph.node[:]
+        self.graph.node.extend(nodes)
+
+
+def _conv_weights(g: _Graph, conv: NodeProto) -> tuple[np.ndarray, np.ndarray] | None:
+    if len(conv.input) < 2 or conv.input[1] not in g.consts:
+        return None
+    weight = g.consts[conv.input[1]].astype(np.float32)
+    if len(conv.input) > 2 and conv.input[2]:
+        if conv.input[2] not in g.consts:
+            return None
+        bias = g.consts[conv.input[2]].astype(np.float32)
+    else:
+        bias = np.zeros(weight.shape[0], np.float32)
+    return weight, bias
+
+
+def _new_conv(g: _Graph, conv: NodeProto, weight: np.ndarray, bias: np.ndarray, source: str, out: str) -> Any:
+    from onnx import helper
+
+    node = helper.make_node(
+        "Conv",
+        [source, g.add_const(conv.input[1] + "_folded", weight), g.add_const(conv.output[0] + "_bias", bias)],
+        [out],
+        name=g.add_name(conv.name or "conv"),
+    )
+    node.attribute.extend(conv.attribute)
+    return node
+
+
+def _fold_affine_after_conv(g: _Graph) -> bool:
+    """conv → × s (→ + b) becomes one conv."""
+    for conv in g.nodes:
+        if conv.op_type != "Conv" or (params := _conv_weights(g, conv)) is None:
+            continue
+        weight, bias = params
+        chain: list[NodeProto] = [conv]
+        scale, shift, out = 1.0, 0.0, conv.output[0]
+        mul = g.only_user(out, "Mul")
+        if mul is not None and (s := g.scalar_operand(mul, out)) is not None:
+            chain.append(mul)
+            scale, out = s, mul.output[0]
+        add = g.only_user(out, "Add")
+        if add is not None and (b := g.scalar_operand(add, out)) is not None:
+            chain.append(add)
+            shift, out = b, add.output[0]
+        if len(chain) == 1:
+            continue
+        g.replace(chain, [_new_conv(g, conv, weight * scale, bias * scale + shift, conv.input[0], out)])
+        return True
+    return False
+
+
+def _hard_swish(g: _Graph) -> bool:
+    """x · clip(x + 3, 0, 6) / 6 (or × 1/6) becomes x · HardSigmoid(x)."""
+    from onnx import helper
+
+    for add in g.nodes:
+        if add.op_type != "Add" or len(add.input) != 2:
+            continue
+        for x in add.input:
+            if g.scalar_operand(add, x) != 3.0:
+                continue
+            clip = g.only_user(add.output[0], "Clip")
+            if clip is None or len(clip.input) != 3:
+                continue
+            if g.scalar(clip.input[1]) != 0.0 or g.scalar(clip.input[2]) != 6.0:
+                continue
+            mul = g.only_user(clip.output[0], "Mul")
+            if mul is None or x not in mul.input:
+                continue
+            div = g.only_user(mul.output[0], "Div")
+            if div is None or div.input[0] != mul.output[0] or g.scalar(div.input[1]) != 6.0:
+                continue
+            gate = div.output[0] + "_gate"
+            g.replace(
+                [add, clip, mul, div],
+                [
+                    helper.make_node("HardSigmoid", [x], [gate], alpha=1 / 6, beta=0.5),
+                    helper.make_node("Mul", [x, gate], [div.output[0]]),
+                ],
+            )
+            return True
+    return False
+
+
+def _scale_into_gated_conv(g: _Graph) -> bool:
+    """conv → z · HardSigmoid(z) → × s: the scale moves into the conv and HardSigmoid's alpha."""
+    from onnx import helper
+
+    for conv in g.nodes:
+        if conv.op_type != "Conv" or (params := _conv_weights(g, conv)) is None:
+            continue
+        z = conv.output[0]
+        users = g.users.get(z, [])
+        if z in g.outputs or len(users) != 2:
+            continue
+        gate = next((u for u in users if u.op_type == "HardSigmoid"), None)
+        mul = next((u for u in users if u.op_type == "Mul"), None)
+        if gate is None or mul is None or sorted(mul.input) != sorted([z, gate.output[0]]):
+            continue
+        if g.only_user(gate.output[0], "Mul") is not mul:
+            continue
+        scale_node = g.only_user(mul.output[0], "Mul")
+        if scale_node is None or not (s := g.scalar_operand(scale_node, mul.output[0])):
+            continue
+        attrs = {a.name: helper.get_attribute_value(a) for a in gate.attribute}
+        alpha, beta = float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))
+        weight, bias = params
+        scaled = z + "_scaled"
+        new_gate = scaled + "_gate"
+        g.replace(
+            [conv, gate, mul, scale_node],
+            [
+                _new_conv(g, conv, weight * s, bias * s, conv.input[0], scaled),
+                helper.make_node("HardSigmoid", [scaled], [new_gate], alpha=alpha / s, beta=beta),
+                helper.make_node("Mul", [scaled, new_gate], [scale_node.output[0]]),
+            ],
+        )
+        return True
+    return False
+
+
+def _fold_affine_into_pointwise(g: _Graph) -> bool:
+    """× s (→ + b) right before a 1×1 convolution without padding: folded into the convolution."""
+    from onnx import helper
+
+    for first in g.nodes:
+        if first.op_type not in ("Mul", "Add") or len(first.input) != 2:
+            continue
+        data = next((i for i in first.input if g.scalar_operand(first, i) is not None), None)
+        if data is None:
+            continue
+        scale, shift = 1.0, 0.0
+        operand = g.scalar_operand(first, data)
+        assert operand is not None
+        if first.op_type == "Mul":
+            scale = operand
+        else:
+            shift = operand
+        chain, out = [first], first.output[0]
+        if first.op_type == "Mul":
+            add = g.only_user(out, "Add")
+            if add is not None and (b := g.scalar_operand(add, out)) is not None:
+                chain.append(add)
+                shift, out = b, add.output[0]
+        conv = g.only_user(out, "Conv")
+        if conv is None or conv.input[0] != out or (params := _conv_weights(g, conv)) is None:
+            continue
+        weight, bias = params
+        attrs = {a.name: helper.get_attribute_value(a) for a in conv.attribute}
+        padded = any(attrs.get("pads", [])) or attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", b"VALID")
+        if weight.shape[2:] != (1, 1) or padded:
+            continue
+        new_bias = bias + shift * weight.sum(axis=(1, 2, 3))
+        g.replace([*chain, conv], [_new_conv(g, conv, weight * scale, new_bias, data, conv.output[0])])
+        return True
+    return False
+
+
+_PASSES = (_hard_swish, _fold_affine_after_conv, _scale_into_gated_conv, _fold_affine_into_pointwise)
+
+
+def fold_model(data: bytes) -> tuple[bytes, int]:
+    """The model in ``data`` with its elementwise layers folded, and how many rewrites were made."""
+    import onnx
+
+    model = onnx.load_from_string(data)
+    g = _Graph(model)
+    rewrites, progress = 0, True
+    while progress:
+        progress = False
+        for rewrite in _PASSES:
+            while rewrite(g):
+                rewrites += 1
+                progress = True
+    g.save()
+    return model.SerializeToString(), rewrites

@@ -1,0 +1,132 @@
+"""Folding the OCR models' elementwise layers into their convolutions: exact, and used by the OCR."""
+
+from __future__ import annotations
+
+import builtins
+import logging
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+import rapidocr_onnxruntime
+from onnx import TensorProto, helper, numpy_helper
+
+from mae.device.virtual import VirtualPhone
+from mae.perception import ocr as ocr_module
+from mae.perception.ocr import RapidOcrBackend
+from mae.perception.onnx_fold import fold_model
+
+MODELS = Path(rapidocr_onnxruntime.__file__).parent / "models"
+
+
+def _const(name: str, value: Any) -> onnx.NodeProto:
+    array = np.asarray(value, dtype=np.float32)
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(array, name + "_v"))
+
+
+def _lcnet_like() -> bytes:
+    """conv → ×s → +b → hard-swish → ×s → +b → 1×1 conv, then ×s → +b → padded 3×3 conv (must stay)."""
+    rng = np.random.default_rng(1)
+    inits = [
+        numpy_helper.from_array(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), "w1"),
+        numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "b1"),
+        numpy_helper.from_array(rng.standard_normal((6, 8, 1, 1)).astype(np.float32), "w2"),
+        numpy_helper.from_array(rng.standard_normal(6).astype(np.float32), "b2"),
+        numpy_helper.from_array(rng.standard_normal((6, 1, 3, 3)).astype(np.float32), "w3"),
+    ]
+    nodes = [
+        *(_const(n, v) for n, v in [("s1", [1.3]), ("t1", [-0.2]), ("three", [3.0]), ("zero", 0.0)]),
+        *(_const(n, v) for n, v in [("six", 6.0), ("six1", [6.0]), ("s2", [-0.7]), ("t2", [0.4])]),
+        *(_const(n, v) for n, v in [("s3", [0.9]), ("t3", [0.25])]),
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Mul", ["s1", "c1"], ["m1"]),
+        helper.make_node("Add", ["m1", "t1"], ["a1"]),
+        helper.make_node("Add", ["a1", "three"], ["h1"]),
+        helper.make_node("Clip", ["h1", "zero", "six"], ["h2"]),
+        helper.make_node("Mul", ["a1", "h2"], ["h3"]),
+        helper.make_node("Div", ["h3", "six1"], ["h4"]),
+        helper.make_node("Mul", ["s2", "h4"], ["m2"]),
+        helper.make_node("Add", ["m2", "t2"], ["a2"]),
+        helper.make_node("Conv", ["a2", "w2", "b2"], ["c2"]),
+        helper.make_node("Mul", ["c2", "s3"], ["m3"]),
+        helper.make_node("Relu", ["m3"], ["r3"]),
+        helper.make_node("Mul", ["r3", "s3"], ["m4"]),
+        helper.make_node("Add", ["m4", "t3"], ["a4"]),
+        helper.make_node("Conv", ["a4", "w3"], ["y"], pads=[1, 1, 1, 1], group=6),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "lcnet_like",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 20])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 12, 20])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    model.ir_version = 7
+    return model.SerializeToString()
+
+
+def _run(model: bytes, x: np.ndarray) -> np.ndarray:
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3
+    session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    return np.asarray(session.run(None, {session.get_inputs()[0].name: x})[0])
+
+
+def test_folding_is_exact_and_removes_the_elementwise_layers() -> None:
+    model = _lcnet_like()
+    folded, rewrites = fold_model(model)
+    ops = Counter(n.op_type for n in onnx.load_from_string(folded).graph.node)
+    assert rewrites >= 4
+    assert ops["Clip"] == 0 and ops["Div"] == 0 and ops["HardSigmoid"] == 1
+    # Only the affine before the padded depthwise convolution is left (folding it would change the
+    # border, where the convolution reads zero padding, not the shifted value).
+    assert ops["Add"] == 1 and ops["Mul"] == 2  # x · gate, and the scale before the padded conv
+    x = np.random.default_rng(2).standard_normal((1, 3, 12, 20)).astype(np.float32)
+    np.testing.assert_allclose(_run(folded, x), _run(model, x), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [("ch_PP-OCRv4_rec_infer.onnx", (1, 3, 48, 320)), ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 320, 256))],
+)
+def test_the_bundled_ocr_models_fold_exactly(name: str, shape: tuple[int, ...]) -> None:
+    model = (MODELS / name).read_bytes()
+    folded, rewrites = fold_model(model)
+    ops = Counter(n.op_type for n in onnx.load_from_string(folded).graph.node)
+    assert rewrites > 50 and ops["Clip"] == 0  # every hard-swish rewritten
+    x = np.random.default_rng(3).random(shape).astype(np.float32)
+    np.testing.assert_allclose(_run(folded, x), _run(model, x), rtol=1e-3, atol=1e-4)
+
+
+def test_without_onnx_the_models_load_as_shipped(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    real_import = builtins.__import__
+
+    def no_onnx(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "onnx" or name.startswith("onnx."):
+            raise ImportError("No module named 'onnx'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_onnx)
+    ocr_module._folded.cache_clear()
+    path = str(MODELS / "ch_ppocr_mobile_v2.0_cls_infer.onnx")
+    with caplog.at_level(logging.WARNING, logger="mae.perception.ocr"):
+        assert ocr_module._folded(path) == path
+    assert "unfolded" in caplog.text
+    ocr_module._folded.cache_clear()
+
+
+def test_the_ocr_reads_the_same_lines_folded_and_unfolded() -> None:
+    phone = VirtualPhone()
+    phone.open_app("Walmart")
+    screen = np.asarray(phone.screenshot().convert("RGB"))
+    folded = RapidOcrBackend(rec_cache=0).read(screen)
+    plain = RapidOcrBackend(rec_cache=0, fold=False).read(screen)
+    assert len(folded) > 10
+    assert [(e.text, e.box) for e in folded] == [(e.text, e.box) for e in plain]
