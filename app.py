@@ -495,7 +495,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             ]
             picker = gr.update(choices=choices, value=chosen)
             fresh_label = gr.update(label=_fresh_label(chosen))
-            run_picker, run_rows = history_page.choices()
+            run_picker, run_rows, newest_run = history_page.choices()
             return (
                 tab,
                 picker,
@@ -504,6 +504,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 fresh_label,
                 run_picker,
                 run_rows,
+                newest_run,
                 *memory_page.values(),
                 *restored,
             )

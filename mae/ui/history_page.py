@@ -23,7 +23,7 @@ class HistoryPage:
     """The run picker and table a page load fills (``outputs``) and the function that lists the runs."""
 
     outputs: list[Any]
-    choices: Callable[[], tuple[Any, Any]]
+    choices: Callable[[], tuple[Any, Any, str]]
 
 
 def build_history_tab(backend: Backend, *, visible: bool = True) -> HistoryPage:
@@ -41,6 +41,7 @@ def build_history_tab(backend: Backend, *, visible: bool = True) -> HistoryPage:
             runs = gr.Dropdown(label="Past runs", choices=[], elem_id="mae-runs", scale=5)
             runs_refresh = gr.Button("⟳ Refresh the list", size="sm", elem_id="mae-runs-refresh", scale=1)
         run_summary = gr.Markdown(elem_id="mae-run-summary")
+        newest = gr.State("")  # the newest run when the list was last shown
         with gr.Row(equal_height=False):
             with gr.Column(scale=4):
                 replay_image = gr.Image(
@@ -60,14 +61,15 @@ def build_history_tab(backend: Backend, *, visible: bool = True) -> HistoryPage:
                     gif_btn = gr.Button("Export animated GIF", elem_id="mae-gif")
                 download = gr.File(label="Download", interactive=False, elem_id="mae-download")
 
-    def run_choices(selected: str | None = None) -> tuple[Any, Any]:
+    def run_choices(selected: str | None = None, seen: str = "") -> tuple[Any, Any, str]:
+        """The runs, newest first. The picked run stays picked unless a run was added since the list
+        was last shown (``seen`` was the newest then): a run that just finished is shown."""
         infos = history.list_runs(backend.log_dir)
         choices = [(info.label(), str(info.path)) for info in infos]
         values = [value for _, value in choices]
-        picker = gr.update(
-            choices=choices, value=selected if selected in values else (values[0] if values else None)
-        )
-        return picker, [info.row() for info in infos]
+        top = values[0] if values else ""
+        value = selected if selected in values and top == seen else (top or None)
+        return gr.update(choices=choices, value=value), [info.row() for info in infos], top
 
     def on_pick_run(path: str | None) -> tuple[Any, ...]:
         replay = history.load_replay(path) if path else None
@@ -100,12 +102,12 @@ def build_history_tab(backend: Backend, *, visible: bool = True) -> HistoryPage:
 
         return export
 
-    runs_refresh.click(run_choices, runs, [runs, runs_table])
-    page.select(run_choices, runs, [runs, runs_table])
+    runs_refresh.click(run_choices, [runs, newest], [runs, runs_table, newest])
+    page.select(run_choices, [runs, newest], [runs, runs_table, newest])
     runs.change(on_pick_run, runs, [run_summary, replay_image, replay_step, replay_card])
     replay_step.change(on_frame, [runs, replay_step], [replay_image, replay_card], show_progress="hidden")
     html_btn.click(exporter("html"), runs, download)
     zip_btn.click(exporter("zip"), runs, download)
     gif_btn.click(exporter("gif"), runs, download)
 
-    return HistoryPage(outputs=[runs, runs_table], choices=run_choices)
+    return HistoryPage(outputs=[runs, runs_table, newest], choices=run_choices)

@@ -466,6 +466,35 @@ def test_a_refused_shortcut_save_changes_nothing(page: object, demo_server: Demo
     shot(page, "refused-shortcut")
 
 
+def test_history_shows_the_run_that_just_finished(page: object, demo_server: DemoServer) -> None:
+    from playwright.sync_api import expect
+
+    with FakeModelServer() as server:  # a run before the page loads: the picker starts on it
+        two_step_script().load(server)
+        start_run(page, server, "History first run")
+        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
+        first_url = server.base_url
+    page.reload()  # type: ignore[attr-defined]
+    page.locator("#mae-phone img").wait_for()  # type: ignore[attr-defined]
+    # the page load has restored the remembered settings before new ones are typed
+    expect(page.locator("#mae-base-url input, #mae-base-url textarea")).to_have_value(first_url)
+    summary = page.locator("#mae-run-summary")
+    with FakeModelServer() as server:
+        two_step_script().load(server)
+        start_run(page, server, "History second run")
+        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
+    page.get_by_role("tab", name="History").click()  # type: ignore[attr-defined]
+    expect(summary).to_contain_text("History second run")
+    shot(page, "history-newest-run")
+    # A run the user picks stays picked when nothing new has run.
+    page.locator("#mae-runs input").click()  # type: ignore[attr-defined]
+    page.get_by_role("option", name=re.compile("History first run")).first.click()  # type: ignore[attr-defined]
+    expect(summary).to_contain_text("History first run")
+    page.locator("#mae-runs-refresh").click()  # type: ignore[attr-defined]
+    page.wait_for_timeout(1000)  # type: ignore[attr-defined]
+    expect(summary).to_contain_text("History first run")
+
+
 def test_the_exported_html_opens_offline_and_shows_every_step(
     browser: object, page: object, demo_server: DemoServer
 ) -> None:
