@@ -178,7 +178,7 @@ class RapidOcrBackend:
     recognised ``rec_batch`` at a time, padded to at least ``rec_min_width`` pixels (height 48); one at
     a time was the fastest here (a batch is padded to its widest line).
     ``fold``: fold the models' elementwise layers into their convolutions before loading them (exact;
-    about 20 % less OCR time on a CPU; ``mae.perception.onnx_fold``).
+    about 17 % less CPU time per cold screen here; ``mae.perception.onnx_fold``).
     ``device``: ``auto`` runs the models on the GPU when onnxruntime's CUDA provider is installed
     (``onnxruntime-gpu``), ``cuda`` insists on it, ``cpu`` never uses it; ``providers`` says what runs.
     """

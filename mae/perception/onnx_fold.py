@@ -20,7 +20,7 @@ as it is.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,12 +29,12 @@ if TYPE_CHECKING:
 
 
 class _Graph:
-    """A model's nodes with their constants and consumers, rebuilt after each rewrite."""
+    """A model's nodes with their constants and the nodes reading each value, kept up to date as
+    rewrites replace nodes; ``save`` writes the result back into the model."""
 
     def __init__(self, model: ModelProto) -> None:
         from onnx import numpy_helper
 
-        self.model = model
         self.graph = model.graph
         self.new_consts: list[str] = []
         self.consts: dict[str, np.ndarray] = {
@@ -130,7 +130,9 @@ def _conv_weights(g: _Graph, conv: NodeProto) -> tuple[np.ndarray, np.ndarray] |
     return weight, bias
 
 
-def _new_conv(g: _Graph, conv: NodeProto, weight: np.ndarray, bias: np.ndarray, source: str, out: str) -> Any:
+def _new_conv(
+    g: _Graph, conv: NodeProto, weight: np.ndarray, bias: np.ndarray, source: str, out: str
+) -> NodeProto:
     from onnx import helper
 
     node = helper.make_node(
