@@ -12,7 +12,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,31 +36,24 @@ class Reading(NamedTuple):
     end: float = 1.0
 
 
-def reading_from_rapidocr(result: Sequence[Any]) -> Reading:
-    """A ``Reading`` from one ``TextRecognizer`` result: ``(text, score)`` or, with word boxes,
-    ``(text, score, [columns, words, word_columns, states, confidences])``."""
-    text, score = ascii_forms(str(result[0])), float(result[1])
-    chars: list[str] = []
-    columns: list[int] = []
-    count = 0.0
-    if len(result) > 2:
-        try:
-            count, words, word_columns = float(result[2][0]), result[2][1], result[2][2]
-            for word, cols in zip(words, word_columns, strict=True):
-                chars.extend(ascii_forms(str(c)) for c in word)
-                columns.extend(int(c) for c in cols)
-        except (TypeError, ValueError, IndexError):
-            chars, columns = [], []
+def reading_from_columns(
+    text: str, score: float, positions: Sequence[float], width: float, column: float
+) -> Reading:
+    """A ``Reading`` from a CTC decode: ``text`` (one character per entry of ``positions``), its mean
+    confidence, each character's output-column centre in pixels from the crop's left edge, the crop's
+    ``width`` and one output column's width, both in pixels."""
+    text = ascii_forms(text)
     stripped = _strip_bullet(text.strip())
-    if not stripped or not chars or len(chars) != len(columns) or count <= 0:
+    if not stripped or len(positions) != len(text) or width <= 0:
         return Reading(stripped, score)
-    visible = [i for i, c in enumerate(chars) if not c.isspace()]
+    visible = [i for i, c in enumerate(text) if not c.isspace()]
     if stripped != text.strip():  # a bullet was dropped: the text starts after it
-        visible = [i for i in visible if chars[i] not in BULLETS]
+        visible = [i for i in visible if text[i] not in BULLETS]
     if not visible:
         return Reading(stripped, score)
-    start = max(0.0, (columns[visible[0]] - MARGIN_COLUMNS) / count)
-    end = min(1.0, (columns[visible[-1]] + 1 + MARGIN_COLUMNS) / count)
+    margin = (0.5 + MARGIN_COLUMNS) * column
+    start = max(0.0, (positions[visible[0]] - margin) / width)
+    end = min(1.0, (positions[visible[-1]] + margin) / width)
     if end <= start:
         return Reading(stripped, score)
     return Reading(stripped, score, start, end)

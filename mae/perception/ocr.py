@@ -1,10 +1,11 @@
 """OCR backends: text lines with boxes in screen pixels.
 
 ``rapidocr`` (default) runs PP-OCR ONNX models bundled in the ``rapidocr-onnxruntime`` wheel. For speed
-it detects lines on a downscaled copy of the screenshot, then recognises each line from the full
-resolution image, without the angle classifier (phone screens are upright), with the models'
-elementwise layers folded into their convolutions (``mae.perception.onnx_fold``). ``paddleocr`` is an
-optional backend that downloads its models on first use.
+it detects lines on a downscaled copy of the screenshot, then recognises them from the full resolution
+image, short lines side by side in shared calls (``mae.perception.line_strips``), without the angle
+classifier (phone screens are upright), with the models' elementwise layers folded into their
+convolutions (``mae.perception.onnx_fold``). ``paddleocr`` is an optional backend that downloads its
+models on first use.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ import cv2
 import numpy as np
 
 from mae.errors import ConfigError
-from mae.perception.blank_rows import shorten, unshorten
 from mae.perception.elements import Element
 from mae.perception.geometry import box_area, quad_to_box, reading_order
+from mae.perception.line_detection import detect_lines
 from mae.perception.line_split import split_line
-from mae.perception.line_text import LineCache, LineKey, Reading, reading_from_rapidocr
+from mae.perception.line_strips import pack, read_strip, scaled_width, strip_input
+from mae.perception.line_text import LineCache, LineKey, Reading
 
 log = logging.getLogger(__name__)
 
@@ -73,12 +75,11 @@ def engine_providers(engine: Any) -> list[str]:
     return list(session.get_providers()) if session is not None else []
 
 
-def _rapidocr_engine(
-    threads: int | None, rec_batch: int, rec_min_width: int = 160, cuda: bool = False, fold: bool = True
-) -> Any:
+def _rapidocr_engine(threads: int | None, cuda: bool = False, fold: bool = True) -> Any:
     """One RapidOCR engine per option set, loaded once per process (loading takes ~0.5 s, folding the
-    models ~0.3 s more)."""
-    key = ("rapidocr", threads, rec_batch, rec_min_width, cuda, fold)
+    models ~0.3 s more). Its detector runs as RapidOCR runs it; its recogniser's session and character
+    list are used by ``line_strips``."""
+    key = ("rapidocr", threads, cuda, fold)
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
         if engine is None:
@@ -89,15 +90,8 @@ def _rapidocr_engine(
                     "the rapidocr OCR backend needs rapidocr-onnxruntime: pip install rapidocr-onnxruntime"
                 ) from exc
             options: dict[str, Any] = {
-                # No upscaling inside the detector: we choose the detection size ourselves.
-                "det_limit_side_len": 32,
-                "det_limit_type": "min",
                 # Dilating the detector's text mask joins neighbouring fields into one line.
                 "det_donot_use_dilation": True,
-                "rec_batch_num": rec_batch,
-                # The recogniser pads every batch to at least this width; PaddleOCR's 320 wastes most
-                # of the work on the short labels phone screens are full of.
-                "rec_img_shape": [3, 48, rec_min_width],
                 "use_cls": False,
             }
             if cuda:
@@ -105,8 +99,17 @@ def _rapidocr_engine(
             if threads:
                 options["intra_op_num_threads"] = threads
             engine = RapidOCR(**options)
-            for attribute in ("text_det", "text_rec", "sorted_boxes"):
-                if not hasattr(engine, attribute):
+            detector, recogniser = getattr(engine, "text_det", None), getattr(engine, "text_rec", None)
+            for found, attribute in (
+                (detector, "infer"),
+                (detector, "postprocess_op"),
+                (detector, "filter_tag_det_res"),
+                (detector, "mean"),
+                (detector, "std"),
+                (recogniser, "session"),
+                (getattr(recogniser, "postprocess_op", None), "character"),
+            ):
+                if not hasattr(found, attribute):
                     raise ConfigError(
                         "this rapidocr-onnxruntime version is not supported (no "
                         f"{attribute}); install rapidocr-onnxruntime>=1.3.24,<2"
@@ -174,9 +177,10 @@ class RapidOcrBackend:
     ``rec_workers`` threads recognise the lines, each running single-threaded ONNX sessions (on a small
     CPU this beats one session using every core, and it does not spin-wait when other processes need
     the CPU). ``rec_cache`` remembers the reading of that many recently seen line crops (by pixel
-    content): consecutive screens of a task share most of their lines; 0 turns it off. Lines are
-    recognised ``rec_batch`` at a time, padded to at least ``rec_min_width`` pixels (height 48); one at
-    a time was the fastest here (a batch is padded to its widest line).
+    content): consecutive screens of a task share most of their lines; 0 turns it off. Lines narrower
+    than ``rec_strip`` columns (at height 48) are recognised together, side by side in strips of at
+    most that width (``mae.perception.line_strips``; about a fifth less CPU time per screen, recall as
+    good or better); 0 recognises one line per call. A call is padded to at least ``rec_min_width``.
     ``fold``: fold the models' elementwise layers into their convolutions before loading them (exact;
     about 17 % less CPU time per cold screen here; ``mae.perception.onnx_fold``).
     ``device``: ``auto`` runs the models on the GPU when onnxruntime's CUDA provider is installed
@@ -191,7 +195,7 @@ class RapidOcrBackend:
         det_max_side: int = 1600,
         min_score: float = 0.5,
         threads: int | None = None,
-        rec_batch: int = 1,
+        rec_strip: int = 320,
         rec_min_width: int = 160,
         rec_workers: int | None = None,
         rec_cache: int = 4096,
@@ -209,19 +213,25 @@ class RapidOcrBackend:
         self.cuda = use_cuda(device)
         default_workers = 1 if self.cuda else min(2, os.cpu_count() or 1)  # one GPU stream is enough
         self.rec_workers = max(1, rec_workers if rec_workers is not None else default_workers)
-        self._engine = _rapidocr_engine(threads, rec_batch, rec_min_width, self.cuda, fold)
-        self._rec_engine = (
-            self._engine
-            if self.rec_workers == 1
-            else _rapidocr_engine(1, rec_batch, rec_min_width, self.cuda, fold)
-        )
+        self.rec_strip = max(0, rec_strip)
+        self.rec_min_width = max(1, rec_min_width)
+        self._engine = _rapidocr_engine(threads, self.cuda, fold)
+        rec_engine = self._engine if self.rec_workers == 1 else _rapidocr_engine(1, self.cuda, fold)
+        self._recogniser = rec_engine.text_rec.session
+        self._characters: list[str] = list(rec_engine.text_rec.postprocess_op.character)
+        classes = self._recogniser.session.get_outputs()[0].shape[-1]
+        if isinstance(classes, int) and classes != len(self._characters):
+            raise ConfigError(
+                f"the OCR recognition model reads {classes} characters but its character list has "
+                f"{len(self._characters)}; reinstall rapidocr-onnxruntime (pip install --force-reinstall "
+                "rapidocr-onnxruntime)"
+            )
         self.providers = engine_providers(self._engine)
         self._pool = (
             ThreadPoolExecutor(self.rec_workers - 1, thread_name_prefix="ocr-rec")
             if self.rec_workers > 1
             else None
         )
-        self._lock = threading.Lock()
         self._cache = LineCache(rec_cache)
         self.lines_seen = 0  # lines passed to recognition so far...
         self.lines_cached = 0  # ...and how many of them the line cache answered
@@ -230,26 +240,8 @@ class RapidOcrBackend:
         """Text lines of an RGB screenshot, in reading order."""
         height, width = image.shape[:2]
         bgr = cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_RGB2BGR)
-        scale = min(1.0, self.det_max_side / max(height, width))
-        small = (
-            bgr if scale == 1.0 else cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        )
-        kept = (
-            shorten(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), self.det_blank_keep)
-            if self.det_blank_keep
-            else None
-        )
-        if kept is not None and not len(kept):
-            return []  # not one row with ink
-        with self._lock:  # the detector keeps per-call state on the engine
-            quads, _ = self._engine.text_det(small if kept is None else small[kept])
-            if quads is None or len(quads) == 0:
-                return []
-        corners = [np.asarray(q, dtype=np.float32) for q in quads]
-        if kept is not None:
-            corners = [unshorten(q, kept) for q in corners]
-        corners = self._engine.sorted_boxes(np.stack(corners))
-        boxes = [quad_to_box(q / scale, width, height) for q in corners]
+        corners = detect_lines(self._engine.text_det, bgr, self.det_max_side, self.det_blank_keep)
+        boxes = [quad_to_box(quad.tolist(), width, height) for quad in corners]
         boxes = [b for b in boxes if box_area(b) > 0]
         if self.split_gap:
             gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
@@ -285,8 +277,8 @@ class RapidOcrBackend:
         self.lines_seen += len(crops)
         self.lines_cached += len(crops) - len(todo)
         if todo:
-            # Balanced shares: sort by aspect ratio (the recogniser pads a batch to its widest line) and
-            # deal the lines out in turn.
+            # Balanced shares: sort by aspect ratio and deal the lines out in turn (each worker then
+            # packs its share into strips).
             todo.sort(key=lambda i: crops[i].shape[1] / max(1, crops[i].shape[0]))
             shares = [todo[w :: self.rec_workers] for w in range(self.rec_workers)]
             shares = [share for share in shares if share]
@@ -302,8 +294,16 @@ class RapidOcrBackend:
         return [r if r is not None else Reading("", 0.0) for r in results]
 
     def _recognize_share(self, crops: Sequence[np.ndarray], share: Sequence[int]) -> list[Reading]:
-        recognised, _ = self._rec_engine.text_rec([crops[i] for i in share], return_word_box=True)
-        return [reading_from_rapidocr(r) for r in recognised]
+        mine = [crops[i] for i in share]
+        widths = [scaled_width(crop) for crop in mine]
+        readings: list[Reading] = [Reading("", 0.0)] * len(mine)
+        for strip in pack(widths, limit=self.rec_strip, min_width=self.rec_min_width):
+            probabilities = self._recogniser(strip_input(mine, strip))[0][0]
+            for index, reading in zip(
+                strip.members, read_strip(probabilities, strip, self._characters), strict=True
+            ):
+                readings[index] = reading
+        return readings
 
 
 class PaddleOcrBackend:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from mae.perception.line_split import split_line
-from mae.perception.line_text import Reading, reading_from_rapidocr
+from mae.perception.line_text import Reading, reading_from_columns
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -46,35 +44,43 @@ def test_blank_or_tiny_crops_are_left_alone() -> None:
     assert split_line(np.zeros((2, 2), np.uint8), (0, 0, 2, 2)) == [(0, 0, 2, 2)]
 
 
-def _word_box_result(text: str, columns: list[int], total: float) -> tuple[str, float, list[Any]]:
-    return (text, 0.97, [total, [list(text)], [columns], ["en&num"], [0.9] * len(text)])
+COLUMN = 8.0
+"""Input pixels per output column in these tests."""
+
+
+def _read(text: str, columns: list[int], total: int, score: float = 0.97) -> Reading:
+    """The reading of ``text`` whose characters peak at output ``columns`` of a crop ``total`` columns
+    wide."""
+    positions = [(c + 0.5) * COLUMN for c in columns]
+    return reading_from_columns(text, score, positions, total * COLUMN, COLUMN)
 
 
 def test_reading_trims_to_the_characters() -> None:
     # " Add " over 20 columns: an icon (read as a space) at column 2, the word at columns 8-12
-    reading = reading_from_rapidocr(_word_box_result(" Add ", [2, 8, 10, 12, 16], 20.0))
+    reading = _read(" Add ", [2, 8, 10, 12, 16], 20)
     assert reading.text == "Add"
     assert reading.start == pytest.approx((8 - 1.5) / 20)
     assert reading.end == pytest.approx((12 + 2.5) / 20)
 
 
 def test_reading_drops_a_leading_bullet() -> None:
-    reading = reading_from_rapidocr(_word_box_result("· Duck", [1, 3, 6, 7, 8, 9], 12.0))
+    reading = _read("· Duck", [1, 3, 6, 7, 8, 9], 12)
     assert reading.text == "Duck"
     assert reading.start == pytest.approx((6 - 1.5) / 12)
-    assert reading_from_rapidocr(("•", 0.9)).text == "•"  # a lone bullet stays what it is
+    assert _read("•", [3], 12).text == "•"  # a lone bullet stays what it is
 
 
-def test_reading_without_word_boxes_or_with_odd_ones() -> None:
-    assert reading_from_rapidocr((" Settings ", 0.9)) == Reading("Settings", 0.9, 0.0, 1.0)
-    assert reading_from_rapidocr(("abc", 0.9, [3.0, [["a"]], [[0, 1]], [], []])) == Reading("abc", 0.9)
-    assert reading_from_rapidocr(("abc", 0.9, "garbage")) == Reading("abc", 0.9)
-    assert reading_from_rapidocr(("", 0.1, [0.0, [], [], [], []])) == Reading("", 0.1)
+def test_reading_without_usable_positions() -> None:
+    assert reading_from_columns(" Settings ", 0.9, [], 100.0, COLUMN) == Reading("Settings", 0.9, 0.0, 1.0)
+    assert reading_from_columns("abc", 0.9, [4.0], 100.0, COLUMN) == Reading("abc", 0.9)  # one position
+    assert reading_from_columns("abc", 0.9, [4.0, 12.0, 20.0], 0.0, COLUMN) == Reading("abc", 0.9)
+    assert reading_from_columns("", 0.1, [], 100.0, COLUMN) == Reading("", 0.1)
+    assert _read("   ", [1, 2, 3], 10, 0.4) == Reading("", 0.4)
 
 
 def test_full_width_forms_in_a_latin_line_become_ascii() -> None:
-    assert reading_from_rapidocr(("？123", 0.9)).text == "?123"
-    assert reading_from_rapidocr(("Ｓave（2）", 0.9)).text == "Save(2)"
-    assert reading_from_rapidocr(("你好？", 0.9)).text == "你好？"  # a Chinese line keeps its punctuation
-    reading = reading_from_rapidocr(_word_box_result("？123", [2, 4, 6, 8], 10.0))
+    assert _read("？123", [2, 4, 6, 8], 10).text == "?123"
+    assert _read("Ｓave（2）", [1, 2, 3, 4, 5, 6, 7], 10).text == "Save(2)"
+    assert _read("你好？", [1, 3, 5], 10).text == "你好？"  # a Chinese line keeps its punctuation
+    reading = _read("？123", [2, 4, 6, 8], 10)
     assert reading.text == "?123" and reading.start == pytest.approx((2 - 1.5) / 10)

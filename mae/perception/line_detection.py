@@ -1,0 +1,68 @@
+"""Finding text lines: PP-OCR's DB detector on a downscaled copy of the screen without its blank bands.
+
+The copy is made once, straight at a size the detector takes (its width a multiple of ``MULTIPLE``);
+its rows, once the long blank bands are shortened (``blank_rows``), are padded to a multiple by
+repeating the last row. RapidOCR's own path resized the copy a second time to reach a multiple and
+normalised it in float64, about 40 ms of one core per screen; this one normalises in float32.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from mae.perception.blank_rows import shorten, unshorten
+
+MULTIPLE = 32
+"""The detector's input sides must be multiples of this (its feature pyramid halves them five times)."""
+
+
+def detection_size(width: int, height: int, max_side: int) -> tuple[int, int]:
+    """(width, height) of the copy the detector reads: the screen itself when its longest side is at
+    most ``max_side``, else scaled down to that with the width rounded down to a multiple of
+    ``MULTIPLE`` (the input is padded to multiples in any case; this saves the padding)."""
+    scale = max_side / max(width, height)
+    if scale >= 1:
+        return width, height
+    return max(MULTIPLE, int(width * scale) // MULTIPLE * MULTIPLE), max(1, round(height * scale))
+
+
+def detector_input(image: np.ndarray, mean: Any, std: Any) -> np.ndarray:
+    """``(1, 3, H, W)`` float32 input for a BGR image: padded to multiples of ``MULTIPLE`` by repeating
+    its last row and column, then normalised per channel (``mean``/``std`` on a 0-1 scale)."""
+    height, width = image.shape[:2]
+    padded = cv2.copyMakeBorder(image, 0, -height % MULTIPLE, 0, -width % MULTIPLE, cv2.BORDER_REPLICATE)
+    shift = np.asarray(mean if mean is not None else (0.5, 0.5, 0.5), np.float32) * 255
+    spread = np.asarray(std if std is not None else (0.5, 0.5, 0.5), np.float32) * 255
+    data = (padded.astype(np.float32) - shift) / spread
+    return np.ascontiguousarray(data.transpose(2, 0, 1))[np.newaxis]
+
+
+def run_detector(detector: Any, image: np.ndarray) -> list[np.ndarray]:
+    """Corner quads (``(4, 2)`` float32, x and y in ``image`` pixels) of the lines RapidOCR's
+    ``TextDetector`` finds in a BGR image, with its own post-processing (thresholds, box growth)."""
+    height, width = image.shape[:2]
+    probabilities = detector.infer(detector_input(image, detector.mean, detector.std))[0]
+    boxes, _ = detector.postprocess_op(probabilities[:, :, :height, :width], (height, width))
+    if boxes is None or len(boxes) == 0:
+        return []
+    kept = detector.filter_tag_det_res(boxes, (height, width))
+    return [np.asarray(quad, dtype=np.float32) for quad in kept]
+
+
+def detect_lines(detector: Any, bgr: np.ndarray, max_side: int, blank_keep: int) -> list[np.ndarray]:
+    """Corner quads of the text lines of a BGR screenshot, in its pixels: found on a copy at most
+    ``max_side`` pixels long with its blank bands shortened to ``blank_keep`` rows (0: every row)."""
+    height, width = bgr.shape[:2]
+    size = detection_size(width, height, max_side)
+    small = bgr if size == (width, height) else cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
+    kept = shorten(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), blank_keep) if blank_keep else None
+    if kept is not None and not len(kept):
+        return []  # not one row with ink
+    quads = run_detector(detector, small if kept is None else small[kept])
+    if kept is not None:
+        quads = [unshorten(quad, kept) for quad in quads]
+    scale = np.array([width / size[0], height / size[1]], np.float32)
+    return [quad * scale for quad in quads]

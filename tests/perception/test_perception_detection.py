@@ -1,0 +1,78 @@
+"""Text detection's input: the size of the downscaled copy, padding and normalisation, boxes mapped back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mae.perception.line_detection import MULTIPLE, detect_lines, detection_size, detector_input
+from mae.perception.ocr import RapidOcrBackend
+
+
+def test_the_copy_is_scaled_once_to_a_width_the_detector_takes() -> None:
+    assert detection_size(1080, 2340, 1600) == (736, 1600)  # 738.5 wide: down to a multiple of 32
+    assert detection_size(2340, 1080, 1600) == (1600, 738)  # landscape: the rows are padded later
+    assert detection_size(720, 1280, 1600) == (720, 1280)  # small enough: read as it is
+    assert detection_size(20, 4000, 64) == (MULTIPLE, 64)
+
+
+def test_input_is_padded_by_repeating_the_edge_and_normalised() -> None:
+    image = np.zeros((50, 70, 3), np.uint8)
+    image[:, :, 0] = 255  # blue in BGR
+    image[-1, :, 1] = 255  # the last row has green too
+    data = detector_input(image, None, None)
+    assert data.shape == (1, 3, 64, 96) and data.dtype == np.float32 and data.flags.c_contiguous
+    assert np.all(data[0, 0] == 1.0)  # 255 -> 1 everywhere, padding included
+    assert np.all(data[0, 2] == -1.0)
+    assert np.all(data[0, 1, 49:] == 1.0) and np.all(data[0, 1, :49] == -1.0)  # the last row repeated
+    scaled = detector_input(image, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+    assert scaled[0, 0, 0, 0] == pytest.approx((1 - 0.485) / 0.229, rel=1e-5)
+
+
+class _Detector:
+    """RapidOCR's detector interface, answering one box in the middle of whatever it is given."""
+
+    mean = std = None
+
+    def __init__(self) -> None:
+        self.inputs: list[tuple[int, ...]] = []
+
+    def infer(self, data: np.ndarray) -> list[np.ndarray]:
+        self.inputs.append(data.shape)
+        return [np.zeros((1, 1, *data.shape[2:]), np.float32)]
+
+    def postprocess_op(self, probabilities: np.ndarray, shape: tuple[int, int]) -> tuple[Any, list[float]]:
+        height, width = shape
+        assert probabilities.shape[2:] == shape  # the padding is cut off before boxes are read
+        box = np.array(
+            [
+                [10, height / 2 - 5],
+                [width - 10, height / 2 - 5],
+                [width - 10, height / 2 + 5],
+                [10, height / 2 + 5],
+            ]
+        )
+        return np.array([box], np.float32), [0.9]
+
+    def filter_tag_det_res(self, boxes: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+        return boxes
+
+
+def test_boxes_are_mapped_back_to_screen_pixels() -> None:
+    screen = np.full((2340, 1080, 3), 255, np.uint8)
+    screen[1100:1240, 100:900] = 0  # one band of ink; the rest is blank
+    detector = _Detector()
+    (quad,) = detect_lines(detector, screen, 1600, 6)
+    (shape,) = detector.inputs
+    assert shape[3] == 736 and shape[2] % MULTIPLE == 0 and shape[2] < 400  # blank bands shortened
+    top, bottom = quad[:, 1].min(), quad[:, 1].max()
+    assert 1100 < top < bottom < 1240  # the ink band, in screen rows
+    assert quad[:, 0].min() == pytest.approx(10 * 1080 / 736, abs=0.01)
+    assert detect_lines(_Detector(), np.full((200, 300, 3), 255, np.uint8), 1600, 6) == []  # no ink
+
+
+def test_a_screen_without_text_reads_nothing() -> None:
+    blank = np.full((2340, 1080, 3), 250, np.uint8)
+    assert RapidOcrBackend(rec_cache=0).read(blank) == []
