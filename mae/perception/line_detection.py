@@ -40,11 +40,20 @@ def detector_input(image: np.ndarray, mean: Any, std: Any) -> np.ndarray:
     return np.ascontiguousarray(data.transpose(2, 0, 1))[np.newaxis]
 
 
+def normalisation(detector: Any) -> tuple[Any, Any]:
+    """The per-channel (mean, std) RapidOCR's ``TextDetector`` normalises with: its configuration's
+    (rapidocr-onnxruntime 1.4.4 on; ``None`` means 0.5) or its pre-processing step's (earlier)."""
+    if hasattr(detector, "mean"):
+        return detector.mean, getattr(detector, "std", None)
+    step = getattr(detector, "preprocess_op", None)
+    return getattr(step, "mean", None), getattr(step, "std", None)
+
+
 def run_detector(detector: Any, image: np.ndarray) -> list[np.ndarray]:
     """Corner quads (``(4, 2)`` float32, x and y in ``image`` pixels) of the lines RapidOCR's
     ``TextDetector`` finds in a BGR image, with its own post-processing (thresholds, box growth)."""
     height, width = image.shape[:2]
-    probabilities = detector.infer(detector_input(image, detector.mean, detector.std))[0]
+    probabilities = detector.infer(detector_input(image, *normalisation(detector)))[0]
     boxes, _ = detector.postprocess_op(probabilities[:, :, :height, :width], (height, width))
     if boxes is None or len(boxes) == 0:
         return []

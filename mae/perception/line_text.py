@@ -40,8 +40,9 @@ def reading_from_columns(
     text: str, score: float, positions: Sequence[float], width: float, column: float
 ) -> Reading:
     """A ``Reading`` from a CTC decode: ``text`` (one character per entry of ``positions``), its mean
-    confidence, each character's output-column centre in pixels from the crop's left edge, the crop's
-    ``width`` and one output column's width, both in pixels."""
+    confidence, each character's output-column centre from the crop's left edge, the crop's ``width``
+    and one output column's width, all in columns of the crop as the recogniser saw it (scaled to its
+    input height)."""
     text = ascii_forms(text)
     stripped = _strip_bullet(text.strip())
     if not stripped or len(positions) != len(text) or width <= 0:

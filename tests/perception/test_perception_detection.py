@@ -64,15 +64,19 @@ def test_boxes_are_mapped_back_to_screen_pixels() -> None:
     screen = np.full((2340, 1080, 3), 255, np.uint8)
     screen[1100:1240, 100:900] = 0  # one band of ink; the rest is blank
     detector = _Detector()
-    (quad,) = detect_lines(detector, screen, 1600, 6)
-    (shape,) = detector.inputs
+    (quad,) = detect_lines(detector, screen, 1600, 0)  # every row: the box is in the middle of the copy
+    assert detector.inputs == [(1, 3, 1600, 736)]
+    assert quad[:, 0].min() == pytest.approx(10 * 1080 / 736, abs=0.01)  # x and y scale apart
+    assert quad[:, 1].min() == pytest.approx(795 * 2340 / 1600, abs=0.01)
+    assert quad[:, 1].max() == pytest.approx(805 * 2340 / 1600, abs=0.01)
+    shortened = _Detector()
+    (quad,) = detect_lines(shortened, screen, 1600, 6)
+    (shape,) = shortened.inputs
     assert shape[3] == 736 and shape[2] % MULTIPLE == 0 and shape[2] < 400  # blank bands shortened
-    top, bottom = quad[:, 1].min(), quad[:, 1].max()
-    assert 1100 < top < bottom < 1240  # the ink band, in screen rows
-    assert quad[:, 0].min() == pytest.approx(10 * 1080 / 736, abs=0.01)
+    assert 1100 < quad[:, 1].min() < quad[:, 1].max() < 1240  # the ink band, in screen rows
     assert detect_lines(_Detector(), np.full((200, 300, 3), 255, np.uint8), 1600, 6) == []  # no ink
 
 
-def test_a_screen_without_text_reads_nothing() -> None:
-    blank = np.full((2340, 1080, 3), 250, np.uint8)
-    assert RapidOcrBackend(rec_cache=0).read(blank) == []
+def test_a_screen_with_ink_but_no_text_reads_nothing() -> None:
+    ramp = np.tile(np.linspace(0, 255, 1080, dtype=np.uint8)[None, :, None], (2340, 1, 3))
+    assert RapidOcrBackend(rec_cache=0, det_blank_keep=0).read(ramp) == []  # the detector runs, finds none

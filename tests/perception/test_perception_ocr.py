@@ -93,7 +93,7 @@ def test_one_and_two_recognition_workers_agree(screen: np.ndarray) -> None:
     one = RapidOcrBackend(rec_workers=1, rec_cache=0).read(screen)
     two = RapidOcrBackend(rec_workers=2, rec_cache=0).read(screen)
     assert [e.text for e in one] == [e.text for e in two]
-    # Each worker packs its own lines into strips, so a line's strip mates (and its trimmed edge) can differ
+    # Each worker packs its own share of the lines, so strip mates (and a trimmed edge) may differ
     for a, b in zip(one, two, strict=True):
         assert max(abs(p - q) for p, q in zip(a.box, b.box, strict=True)) <= 6
 
