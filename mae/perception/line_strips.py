@@ -76,8 +76,8 @@ class _Open:
 def pack(widths: Sequence[int], *, limit: int, min_width: int) -> list[Strip]:
     """Strips for lines of the given scaled ``widths``: lines narrower than ``limit`` share strips at
     most ``limit`` columns wide (widest line first, each into the first strip with room); wider lines
-    go alone. Every strip is at least ``min_width`` wide and padded to a multiple of ``STRIDE``, so its
-    last output column covers whole input columns (a line's last character reads better so)."""
+    go alone. Every strip is at least ``min_width`` wide and padded to a multiple of ``STRIDE`` (its
+    last output column then covers whole input columns)."""
     strips: list[_Open] = []
     for index in sorted(range(len(widths)), key=lambda i: -widths[i]):
         width = widths[index]
