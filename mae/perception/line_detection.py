@@ -2,8 +2,9 @@
 
 The copy is made once, straight at a size the detector takes (its width a multiple of ``MULTIPLE``);
 its rows, once the long blank bands are shortened (``blank_rows``), are padded to a multiple by
-repeating the last row, and normalised in float32. RapidOCR's own path resized the copy a second time
-to reach a multiple and normalised it in float64: about 20 ms more CPU time per screen.
+repeating the last row, and normalised in float32 through a lookup table. RapidOCR's own path resized
+the copy a second time to reach a multiple and normalised it in float64: about 20 ms more CPU time per
+screen; normalising arithmetically in float32 took another 20 ms, the table 2 ms.
 """
 
 from __future__ import annotations
@@ -31,13 +32,17 @@ def detection_size(width: int, height: int, max_side: int) -> tuple[int, int]:
 
 def detector_input(image: np.ndarray, mean: Any, std: Any) -> np.ndarray:
     """``(1, 3, H, W)`` float32 input for a BGR image: padded to multiples of ``MULTIPLE`` by repeating
-    its last row and column, then normalised per channel (``mean``/``std`` on a 0-1 scale)."""
+    its last row and column, then normalised per channel (``mean``/``std`` on a 0-1 scale) through a
+    256-entry table per channel (the same float32 values as the arithmetic, in a tenth of the time)."""
     height, width = image.shape[:2]
     padded = cv2.copyMakeBorder(image, 0, -height % MULTIPLE, 0, -width % MULTIPLE, cv2.BORDER_REPLICATE)
     shift = np.asarray(mean if mean is not None else (0.5, 0.5, 0.5), np.float32) * 255
     spread = np.asarray(std if std is not None else (0.5, 0.5, 0.5), np.float32) * 255
-    data = (padded.astype(np.float32) - shift) / spread
-    return np.ascontiguousarray(data.transpose(2, 0, 1))[np.newaxis]
+    tables = (np.arange(256, dtype=np.float32)[:, np.newaxis] - shift) / spread
+    data = np.empty((1, 3, *padded.shape[:2]), np.float32)
+    for channel, plane in enumerate(cv2.split(padded)):
+        data[0, channel] = cv2.LUT(plane, np.ascontiguousarray(tables[:, channel]))
+    return data
 
 
 def normalisation(detector: Any) -> tuple[Any, Any]:

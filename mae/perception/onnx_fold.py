@@ -3,14 +3,16 @@
 PP-OCRv4's backbones (PP-LCNetV3, PP-HGNet-style blocks) follow convolutions with a learnable scalar
 affine (``x * s + b``), a hard-swish written as four elementwise operators (``x * clip(x + 3, 0, 6) /
 6``) and often a second scalar affine. onnxruntime runs each as a pass over the feature map, and its
-blocked-layout convolutions convert the map out of that layout and back around them. The rewrite is
-exact algebra (the outputs agree to float rounding, ~1e-6):
+blocked-layout convolutions convert the map out of that layout and back around a scalar Add or Mul.
+The rewrite is exact algebra (the outputs agree to float rounding, ~1e-6):
 
 - convolution, then ``× s``, then ``+ b``: one convolution (weights × s, bias × s + b);
-- the hard-swish: ``x · HardSigmoid(x)`` (alpha 1/6, beta 1/2), which onnxruntime fuses;
-- convolution, hard-swish, then ``× s``: the scale moves into the convolution and HardSigmoid's alpha
-  (``s·z · hsig(z) = z' · clip(alpha/s · z' + beta)`` with ``z' = s·z``);
-- ``× s`` and ``+ b`` right before a 1×1 convolution without padding: folded into that convolution.
+- the hard-swish: one ``HardSwish`` (ONNX opset 14; an older model is converted to that opset first),
+  which onnxruntime fuses into the convolution before it;
+- ``× s`` and ``+ b`` right before a 1×1 convolution without padding: folded into that convolution;
+- any other ``× s`` and ``+ b`` on a feature map (before a padded depthwise convolution, whose zero
+  border would change if the shift moved into it): one per-channel ``BatchNormalization``, which
+  onnxruntime runs in the blocked layout.
 
 Measured with ``python benchmarks/perception.py --compare fold=0 fold=1``; see docs/perception.md.
 Needs the ``onnx`` package; without it, or for a graph without these patterns, the model is loaded
@@ -44,6 +46,7 @@ class _Graph:
             if node.op_type == "Constant" and len(node.attribute) == 1 and node.attribute[0].name == "value":
                 self.consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
         self.outputs = {o.name for o in self.graph.output}
+        self.channels = _channels(model)
         self.nodes: list[NodeProto] = list(self.graph.node)
         self.names = {n.name for n in self.nodes}
         self.users: dict[str, list[NodeProto]] = defaultdict(list)
@@ -117,6 +120,19 @@ class _Graph:
         self.graph.node.extend(nodes)
 
 
+def _channels(model: ModelProto) -> dict[str, int]:
+    """The channel count of each feature map (a 4-D value) whose channels shape inference can tell."""
+    from onnx import shape_inference
+
+    inferred = shape_inference.infer_shapes(model).graph
+    channels = {}
+    for value in [*inferred.input, *inferred.value_info, *inferred.output]:
+        dims = value.type.tensor_type.shape.dim
+        if len(dims) == 4 and dims[1].HasField("dim_value"):
+            channels[value.name] = int(dims[1].dim_value)
+    return channels
+
+
 def _conv_weights(g: _Graph, conv: NodeProto) -> tuple[np.ndarray, np.ndarray] | None:
     if len(conv.input) < 2 or conv.input[1] not in g.consts:
         return None
@@ -169,7 +185,8 @@ def _fold_affine_after_conv(g: _Graph) -> bool:
 
 
 def _hard_swish(g: _Graph) -> bool:
-    """x · clip(x + 3, 0, 6) / 6 (or × 1/6) becomes x · HardSigmoid(x)."""
+    """x · clip(x + 3, 0, 6) / 6 becomes one HardSwish, which onnxruntime fuses into the convolution
+    before it."""
     from onnx import helper
 
     for add in g.nodes:
@@ -189,52 +206,8 @@ def _hard_swish(g: _Graph) -> bool:
             div = g.only_user(mul.output[0], "Div")
             if div is None or div.input[0] != mul.output[0] or g.scalar(div.input[1]) != 6.0:
                 continue
-            gate = div.output[0] + "_gate"
-            g.replace(
-                [add, clip, mul, div],
-                [
-                    helper.make_node("HardSigmoid", [x], [gate], alpha=1 / 6, beta=0.5),
-                    helper.make_node("Mul", [x, gate], [div.output[0]]),
-                ],
-            )
+            g.replace([add, clip, mul, div], [helper.make_node("HardSwish", [x], [div.output[0]])])
             return True
-    return False
-
-
-def _scale_into_gated_conv(g: _Graph) -> bool:
-    """conv → z · HardSigmoid(z) → × s: the scale moves into the conv and HardSigmoid's alpha."""
-    from onnx import helper
-
-    for conv in g.nodes:
-        if conv.op_type != "Conv" or (params := _conv_weights(g, conv)) is None:
-            continue
-        z = conv.output[0]
-        users = g.users.get(z, [])
-        if z in g.outputs or len(users) != 2:
-            continue
-        gate = next((u for u in users if u.op_type == "HardSigmoid"), None)
-        mul = next((u for u in users if u.op_type == "Mul"), None)
-        if gate is None or mul is None or sorted(mul.input) != sorted([z, gate.output[0]]):
-            continue
-        if g.only_user(gate.output[0], "Mul") is not mul:
-            continue
-        scale_node = g.only_user(mul.output[0], "Mul")
-        if scale_node is None or not (s := g.scalar_operand(scale_node, mul.output[0])):
-            continue
-        attrs = {a.name: helper.get_attribute_value(a) for a in gate.attribute}
-        alpha, beta = float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))
-        weight, bias = params
-        scaled = z + "_scaled"
-        new_gate = scaled + "_gate"
-        g.replace(
-            [conv, gate, mul, scale_node],
-            [
-                _new_conv(g, conv, weight * s, bias * s, conv.input[0], scaled),
-                helper.make_node("HardSigmoid", [scaled], [new_gate], alpha=alpha / s, beta=beta),
-                helper.make_node("Mul", [scaled, new_gate], [scale_node.output[0]]),
-            ],
-        )
-        return True
     return False
 
 
@@ -275,14 +248,58 @@ def _fold_affine_into_pointwise(g: _Graph) -> bool:
     return False
 
 
-_PASSES = (_hard_swish, _fold_affine_after_conv, _scale_into_gated_conv, _fold_affine_into_pointwise)
+def _affine_as_batchnorm(g: _Graph) -> bool:
+    """× s (→ + b), or + b, left on a feature map (before a padded convolution, where folding the shift
+    would change the border): one BatchNormalization with mean 0, variance 1 and epsilon 0, which
+    onnxruntime runs in its blocked layout, where a scalar Add or Mul makes it convert the map out of
+    that layout and back."""
+    from onnx import helper
+
+    for first in g.nodes:
+        if first.op_type not in ("Mul", "Add") or len(first.input) != 2:
+            continue
+        data = next((i for i in first.input if g.scalar_operand(first, i) is not None), None)
+        channels = g.channels.get(data or "")
+        if data is None or channels is None:
+            continue
+        operand = g.scalar_operand(first, data)
+        assert operand is not None
+        scale, shift = (operand, 0.0) if first.op_type == "Mul" else (1.0, operand)
+        chain, out = [first], first.output[0]
+        if first.op_type == "Mul":
+            add = g.only_user(out, "Add")
+            if add is not None and (b := g.scalar_operand(add, out)) is not None:
+                chain.append(add)
+                shift, out = b, add.output[0]
+        if scale == 1.0 and shift == 0.0:
+            continue  # onnxruntime drops an identity itself
+        name = g.add_name(first.name or "affine")
+        constants = [
+            g.add_const(f"{name}_{part}", np.full(channels, value, np.float32))
+            for part, value in (("scale", scale), ("shift", shift), ("mean", 0.0), ("variance", 1.0))
+        ]
+        normalise = helper.make_node("BatchNormalization", [data, *constants], [out], name=name, epsilon=0.0)
+        g.replace(chain, [normalise])
+        return True
+    return False
+
+
+_PASSES = (_hard_swish, _fold_affine_after_conv, _fold_affine_into_pointwise, _affine_as_batchnorm)
+"""In order; the last only takes what the folds before it leave."""
+
+HARD_SWISH_OPSET = 14
+"""The first ONNX opset with HardSwish; older models are converted to it first."""
 
 
 def fold_model(data: bytes) -> tuple[bytes, int]:
     """The model in ``data`` with its elementwise layers folded, and how many rewrites were made."""
     import onnx
+    from onnx import version_converter
 
     model = onnx.load_from_string(data)
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), HARD_SWISH_OPSET)
+    if opset < HARD_SWISH_OPSET:
+        model = version_converter.convert_version(model, HARD_SWISH_OPSET)
     g = _Graph(model)
     rewrites, progress = 0, True
     while progress:

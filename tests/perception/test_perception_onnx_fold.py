@@ -28,8 +28,9 @@ def _const(name: str, value: Any) -> onnx.NodeProto:
     return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(array, name + "_v"))
 
 
-def _lcnet_like() -> bytes:
-    """conv → ×s → +b → hard-swish → ×s → +b → 1×1 conv, then ×s → +b → padded 3×3 conv (must stay)."""
+def _lcnet_like(opset: int) -> bytes:
+    """conv → ×s → +b → hard-swish → ×s → +b → 1×1 conv, then ×s → +b → padded 3×3 conv (the affine
+    cannot move into it), then a sigmoid × 1 (an identity)."""
     rng = np.random.default_rng(1)
     inits = [
         numpy_helper.from_array(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), "w1"),
@@ -56,7 +57,10 @@ def _lcnet_like() -> bytes:
         helper.make_node("Relu", ["m3"], ["r3"]),
         helper.make_node("Mul", ["r3", "s3"], ["m4"]),
         helper.make_node("Add", ["m4", "t3"], ["a4"]),
-        helper.make_node("Conv", ["a4", "w3"], ["y"], pads=[1, 1, 1, 1], group=6),
+        helper.make_node("Conv", ["a4", "w3"], ["c3"], pads=[1, 1, 1, 1], group=6),
+        _const("one", [1.0]),
+        helper.make_node("Sigmoid", ["c3"], ["p3"]),
+        helper.make_node("Mul", ["p3", "one"], ["y"]),
     ]
     graph = helper.make_graph(
         nodes,
@@ -65,7 +69,7 @@ def _lcnet_like() -> bytes:
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 12, 20])],
         inits,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 7
     return model.SerializeToString()
 
@@ -77,15 +81,19 @@ def _run(model: bytes, x: np.ndarray) -> np.ndarray:
     return np.asarray(session.run(None, {session.get_inputs()[0].name: x})[0])
 
 
-def test_folding_is_exact_and_removes_the_elementwise_layers() -> None:
-    model = _lcnet_like()
+@pytest.mark.parametrize("opset", [12, 14])
+def test_folding_is_exact_and_removes_the_elementwise_layers(opset: int) -> None:
+    model = _lcnet_like(opset)
     folded, rewrites = fold_model(model)
-    ops = Counter(n.op_type for n in onnx.load_from_string(folded).graph.node)
-    assert rewrites >= 4
-    assert ops["Clip"] == 0 and ops["Div"] == 0 and ops["HardSigmoid"] == 1
-    # Only the affine before the padded depthwise convolution is left (folding it would change the
-    # border, where the convolution reads zero padding, not the shifted value).
-    assert ops["Add"] == 1 and ops["Mul"] == 2  # x · gate, and the scale before the padded conv
+    result = onnx.load_from_string(folded)
+    ops = Counter(n.op_type for n in result.graph.node)
+    assert rewrites == 5
+    assert ops["Clip"] == 0 and ops["Div"] == 0 and ops["HardSigmoid"] == 0 and ops["HardSwish"] == 1
+    # The affine before the padded depthwise convolution is one per-channel BatchNormalization (folding
+    # its shift would change the border, where the convolution reads zero padding, not the shifted
+    # value); the identity is left to onnxruntime.
+    assert ops["BatchNormalization"] == 1 and ops["Add"] == 0 and ops["Mul"] == 1
+    assert max(o.version for o in result.opset_import if o.domain in ("", "ai.onnx")) >= 14
     x = np.random.default_rng(2).standard_normal((1, 3, 12, 20)).astype(np.float32)
     np.testing.assert_allclose(_run(folded, x), _run(model, x), rtol=1e-4, atol=1e-4)
 
@@ -99,6 +107,7 @@ def test_the_bundled_ocr_models_fold_exactly(name: str, shape: tuple[int, ...]) 
     folded, rewrites = fold_model(model)
     ops = Counter(n.op_type for n in onnx.load_from_string(folded).graph.node)
     assert rewrites > 50 and ops["Clip"] == 0  # every hard-swish rewritten
+    assert ops["HardSwish"] >= 24 and ops["BatchNormalization"] > 10
     x = np.random.default_rng(3).random(shape).astype(np.float32)
     np.testing.assert_allclose(_run(folded, x), _run(model, x), rtol=1e-3, atol=1e-4)
 
