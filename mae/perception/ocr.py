@@ -268,45 +268,47 @@ class RapidOcrBackend:
         return reading_order(elements)
 
     def recognize(self, crops: Sequence[np.ndarray], keys: Sequence[LineKey] | None = None) -> list[Reading]:
-        """The reading of each BGR line crop: cached lines first, the rest split over the workers.
-        ``keys`` are the crops' cache keys when they were taken from the whole screen (``line_key``)."""
+        """The reading of each BGR line crop: cached lines first, the rest recognised in strips
+        (``line_strips``) that the workers take from one queue, widest first. ``keys`` are the crops'
+        cache keys when they were taken from the whole screen (``line_key``)."""
         if keys is None:
             keys = [self._cache.key(crop) for crop in crops]
         results: list[Reading | None] = [self._cache.get(key) for key in keys]
         todo = [i for i, found in enumerate(results) if found is None]
         self.lines_seen += len(crops)
         self.lines_cached += len(crops) - len(todo)
-        if todo:
-            # Balanced shares: sort by aspect ratio and deal the lines out in turn (each worker then
-            # packs its share into strips).
-            todo.sort(key=lambda i: crops[i].shape[1] / max(1, crops[i].shape[0]))
-            shares = [todo[w :: self.rec_workers] for w in range(self.rec_workers)]
-            shares = [share for share in shares if share]
-            pool = self._pool
-            futures = (
-                [pool.submit(self._recognize_share, crops, share) for share in shares[1:]] if pool else []
-            )
-            done = [self._recognize_share(crops, shares[0]), *(f.result() for f in futures)]
-            for share, found in zip(shares, done, strict=True):
-                for index, reading in zip(share, found, strict=True):
-                    results[index] = reading
-                    self._cache.put(keys[index], reading)
+        mine = [i for i in todo if crops[i].size]  # an empty crop reads as nothing
+        for index, reading in self._recognize_strips([crops[i] for i in mine]).items():
+            results[mine[index]] = reading
+        for index in todo:
+            self._cache.put(keys[index], results[index] or Reading("", 0.0))
         return [r if r is not None else Reading("", 0.0) for r in results]
 
-    def _recognize_share(self, crops: Sequence[np.ndarray], share: Sequence[int]) -> list[Reading]:
-        mine = [crops[i] for i in share if crops[i].size]  # an empty crop reads as nothing
-        found = iter(self._recognize_strips(mine))
-        return [next(found) if crops[i].size else Reading("", 0.0) for i in share]
+    def _recognize_strips(self, crops: Sequence[np.ndarray]) -> dict[int, Reading]:
+        """Readings by crop index. The strips go widest first to whichever worker is free (the
+        longest-first rule keeps the workers' totals within about one short strip of each other)."""
+        strips = pack(
+            [scaled_width(crop) for crop in crops], limit=self.rec_strip, min_width=self.rec_min_width
+        )
+        queue = iter(sorted(strips, key=lambda strip: -strip.width))
+        lock = threading.Lock()
 
-    def _recognize_strips(self, mine: Sequence[np.ndarray]) -> list[Reading]:
-        widths = [scaled_width(crop) for crop in mine]
-        readings: list[Reading] = [Reading("", 0.0)] * len(mine)
-        for strip in pack(widths, limit=self.rec_strip, min_width=self.rec_min_width):
-            probabilities = self._recogniser(strip_input(mine, strip))[0][0]
-            for index, reading in zip(
-                strip.members, read_strip(probabilities, strip, self._characters), strict=True
-            ):
-                readings[index] = reading
+        def work() -> dict[int, Reading]:
+            readings: dict[int, Reading] = {}
+            while True:
+                with lock:
+                    strip = next(queue, None)
+                if strip is None:
+                    return readings
+                probabilities = self._recogniser(strip_input(crops, strip))[0][0]
+                found = read_strip(probabilities, strip, self._characters)
+                readings.update(zip(strip.members, found, strict=True))
+
+        helpers = min(len(strips), self.rec_workers) - 1
+        futures = [self._pool.submit(work) for _ in range(helpers)] if self._pool else []
+        readings = work()
+        for future in futures:
+            readings.update(future.result())
         return readings
 
 
