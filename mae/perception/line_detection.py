@@ -1,11 +1,11 @@
 """Finding text lines: PP-OCR's DB detector on a downscaled copy of the screen without its blank bands.
 
-The copy is made once, straight at a size the detector takes (its width a multiple of ``MULTIPLE``);
-its rows, once the long blank bands are shortened (``blank_rows``), are padded to a multiple by
-repeating the last row, and normalised in float32 through a lookup table. RapidOCR's own path resized
-the copy a second time to reach a multiple and normalised it in float64: about 20 ms more CPU time per
-screen; normalising arithmetically in float32 took another 20 ms, the table 2 ms.
-"""
+The copy is made once, bilinearly, straight at a size the detector takes (its width a multiple of
+``MULTIPLE``); its rows, once the long blank bands are shortened (``blank_rows``), are padded to a
+multiple by repeating the last row, and normalised in float32 through a lookup table. RapidOCR's own
+path resized the copy a second time to reach a multiple and normalised it in float64: about 20 ms more
+CPU time per screen; normalising arithmetically in float32 took another 20 ms, the table 2 ms; area
+averaging instead of bilinear scaling took 19 ms more, for no better recall."""
 
 from __future__ import annotations
 
@@ -71,7 +71,8 @@ def detect_lines(detector: Any, bgr: np.ndarray, max_side: int, blank_keep: int)
     ``max_side`` pixels long with its blank bands shortened to ``blank_keep`` rows (0: every row)."""
     height, width = bgr.shape[:2]
     size = detection_size(width, height, max_side)
-    small = bgr if size == (width, height) else cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
+    # Bilinear: a fifth of the CPU time of area averaging (19 ms less per screen), recall no lower
+    small = bgr if size == (width, height) else cv2.resize(bgr, size, interpolation=cv2.INTER_LINEAR)
     kept = shorten(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), blank_keep) if blank_keep else None
     if kept is not None and not len(kept):
         return []  # not one row with ink

@@ -122,7 +122,8 @@ def _reopen_sessions(engine: Any, fold: bool) -> None:
     """Re-open a RapidOCR engine's CPU sessions with onnxruntime's memory arena on (RapidOCR turns it
     off: the recogniser's many small calls then reuse their buffers, about 5 % less OCR time here) and,
     with ``fold``, the models' elementwise layers folded into their convolutions
-    (``mae.perception.onnx_fold``). Sessions this cannot reach are left as they are."""
+    (``mae.perception.onnx_fold``); a folded model this onnxruntime cannot load runs unfolded. Sessions
+    this cannot reach are left as they are."""
     import onnxruntime
 
     for holder in (getattr(engine.text_det, "infer", None), getattr(engine.text_rec, "session", None)):
@@ -141,9 +142,17 @@ def _reopen_sessions(engine: Any, fold: bool) -> None:
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.intra_op_num_threads = old.intra_op_num_threads
         options.inter_op_num_threads = old.inter_op_num_threads
-        holder.session = onnxruntime.InferenceSession(
-            model, sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        try:
+            holder.session = onnxruntime.InferenceSession(
+                model, sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # e.g. an onnxruntime too old for an operator the fold uses
+            if model == path:
+                raise
+            log.warning("OCR models run unfolded: this onnxruntime cannot load them folded (%s)", exc)
+            holder.session = onnxruntime.InferenceSession(
+                path, sess_options=options, providers=["CPUExecutionProvider"]
+            )
 
 
 @functools.lru_cache(maxsize=8)

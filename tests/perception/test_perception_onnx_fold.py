@@ -139,3 +139,16 @@ def test_the_ocr_reads_the_same_lines_folded_and_unfolded() -> None:
     plain = RapidOcrBackend(rec_cache=0, fold=False).read(screen)
     assert len(folded) > 10
     assert [(e.text, e.box) for e in folded] == [(e.text, e.box) for e in plain]
+
+
+def test_a_folded_model_onnxruntime_cannot_load_runs_unfolded(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(ocr_module, "_folded", lambda path: b"an operator this onnxruntime lacks")
+    monkeypatch.setattr(ocr_module, "_ENGINES", {})  # load fresh engines, and forget them after
+    with caplog.at_level(logging.WARNING, logger="mae.perception.ocr"):
+        backend = RapidOcrBackend(rec_cache=0, rec_workers=1)
+    assert caplog.text.count("cannot load them folded") == 2  # the detector and the recogniser
+    phone = VirtualPhone()
+    phone.open_app("Walmart")
+    assert len(backend.read(np.asarray(phone.screenshot().convert("RGB")))) > 10
