@@ -58,11 +58,11 @@ class Side:
     def __init__(self, checkout: Path, shots: Path) -> None:
         self.checkout = checkout.resolve()
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--worker", str(checkout), "--shots", str(shots)],
+            [sys.executable, __file__, "--worker", str(self.checkout), "--shots", str(shots)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
-            cwd=checkout,
+            cwd=self.checkout,
         )
         self.wall: list[float] = []
         self.cpu: list[float] = []

@@ -147,7 +147,7 @@ def _reopen_sessions(engine: Any, fold: bool) -> None:
                 model, sess_options=options, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:  # e.g. an onnxruntime too old for an operator the fold uses
-            if model == path:
+            if not isinstance(model, bytes):
                 raise
             log.warning("OCR models run unfolded: this onnxruntime cannot load them folded (%s)", exc)
             holder.session = onnxruntime.InferenceSession(
@@ -287,8 +287,9 @@ class RapidOcrBackend:
         self.lines_seen += len(crops)
         self.lines_cached += len(crops) - len(todo)
         mine = [i for i in todo if crops[i].size]  # an empty crop reads as nothing
-        for index, reading in self._recognize_strips([crops[i] for i in mine]).items():
-            results[mine[index]] = reading
+        if mine:
+            for index, reading in self._recognize_strips([crops[i] for i in mine]).items():
+                results[mine[index]] = reading
         for index in todo:
             self._cache.put(keys[index], results[index] or Reading("", 0.0))
         return [r if r is not None else Reading("", 0.0) for r in results]
@@ -315,7 +316,13 @@ class RapidOcrBackend:
 
         helpers = min(len(strips), self.rec_workers) - 1
         futures = [self._pool.submit(work) for _ in range(helpers)] if self._pool else []
-        readings = work()
+        try:
+            readings = work()
+        except BaseException:
+            with lock:
+                for _ in queue:  # the helpers stop after the strip they are reading
+                    pass
+            raise
         for future in futures:
             readings.update(future.result())
         return readings

@@ -62,8 +62,11 @@ class _Graph:
             self.users[name] = [u for u in self.users[name] if u is not node]
 
     def scalar(self, name: str) -> float | None:
+        """The value of a one-element constant that broadcasts without adding dimensions to a 4-D map."""
         value = self.consts.get(name)
-        return float(value.reshape(-1)[0]) if value is not None and value.size == 1 else None
+        if value is None or value.size != 1 or value.ndim > 4:
+            return None
+        return float(value.reshape(-1)[0])
 
     def only_user(self, name: str, op_type: str) -> NodeProto | None:
         """The single node reading ``name`` when it is an ``op_type`` (and ``name`` is not an output)."""
@@ -121,14 +124,16 @@ class _Graph:
 
 
 def _channels(model: ModelProto) -> dict[str, int]:
-    """The channel count of each feature map (a 4-D value) whose channels shape inference can tell."""
-    from onnx import shape_inference
+    """The channel count of each float32 feature map (a 4-D value) whose channels shape inference can
+    tell."""
+    from onnx import TensorProto, shape_inference
 
     inferred = shape_inference.infer_shapes(model).graph
     channels = {}
     for value in [*inferred.input, *inferred.value_info, *inferred.output]:
-        dims = value.type.tensor_type.shape.dim
-        if len(dims) == 4 and dims[1].HasField("dim_value"):
+        tensor = value.type.tensor_type
+        dims = tensor.shape.dim
+        if tensor.elem_type == TensorProto.FLOAT and len(dims) == 4 and dims[1].HasField("dim_value"):
             channels[value.name] = int(dims[1].dim_value)
     return channels
 

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
-from mae.perception.line_detection import MULTIPLE, detect_lines, detection_size, detector_input
+from mae.perception.line_detection import (
+    MULTIPLE,
+    _interpolation,
+    detect_lines,
+    detection_size,
+    detector_input,
+)
 from mae.perception.ocr import RapidOcrBackend
 
 
@@ -29,6 +36,33 @@ def test_input_is_padded_by_repeating_the_edge_and_normalised() -> None:
     assert np.all(data[0, 1, 49:] == 1.0) and np.all(data[0, 1, :49] == -1.0)  # the last row repeated
     scaled = detector_input(image, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
     assert scaled[0, 0, 0, 0] == pytest.approx((1 - 0.485) / 0.229, rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("mean", "std"), [(None, None), ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]), (0.5, 0.25)]
+)
+def test_the_lookup_table_gives_the_arithmetic_float32_values(mean: Any, std: Any) -> None:
+    levels = np.arange(256, dtype=np.uint8)
+    image = np.stack([levels, levels[::-1], np.roll(levels, 77)], axis=1)[np.newaxis].repeat(32, axis=0)
+    assert image.shape == (32, 256, 3)  # every level in every channel
+    shift = np.broadcast_to(np.asarray(0.5 if mean is None else mean, np.float32) * 255, 3)
+    spread = np.broadcast_to(np.asarray(0.5 if std is None else std, np.float32) * 255, 3)
+    expected = ((image.astype(np.float32) - shift) / spread).transpose(2, 0, 1)[np.newaxis]
+    assert np.array_equal(detector_input(image, mean, std), expected)  # bit for bit
+
+
+def test_the_detector_input_must_be_a_colour_image() -> None:
+    with pytest.raises(ValueError, match="3-channel uint8"):
+        detector_input(np.zeros((32, 32), np.uint8), None, None)
+    with pytest.raises(ValueError, match="3-channel uint8"):
+        detector_input(np.zeros((32, 32, 3), np.float32), None, None)
+
+
+def test_bilinear_scaling_down_to_half_size_area_averaging_below() -> None:
+    screen = np.zeros((2340, 1080, 3), np.uint8)
+    assert _interpolation(screen, detection_size(1080, 2340, 1600)) == cv2.INTER_LINEAR
+    assert _interpolation(screen, (540, 1170)) == cv2.INTER_LINEAR
+    assert _interpolation(screen, detection_size(1080, 2340, 1000)) == cv2.INTER_AREA
 
 
 class _Detector:
