@@ -191,7 +191,7 @@ class RapidOcrBackend:
     lone glyph's reading (the case of a key's letter) can depend on its strip mates. 0 recognises one
     line per call. A call is padded to at least ``rec_min_width``.
     ``fold``: fold the models' elementwise layers into their convolutions before loading them (exact;
-    about 17 % less CPU time per cold screen here; ``mae.perception.onnx_fold``).
+    about 27 % less CPU time per cold screen here; ``mae.perception.onnx_fold``).
     ``device``: ``auto`` runs the models on the GPU when onnxruntime's CUDA provider is installed
     (``onnxruntime-gpu``), ``cuda`` insists on it, ``cpu`` never uses it; ``providers`` says what runs.
     """
