@@ -216,29 +216,32 @@ def _hard_swish(g: _Graph) -> bool:
     return False
 
 
+def _scalar_affine(g: _Graph, first: NodeProto) -> tuple[str, float, float, list[NodeProto]] | None:
+    """(input, scale, shift, nodes) when ``first`` is ``× s``, ``× s`` then ``+ b`` (the Add its only
+    reader), or ``+ b``, with scalar constants ``s`` and ``b``."""
+    if first.op_type not in ("Mul", "Add") or len(first.input) != 2:
+        return None
+    data = next((i for i in first.input if g.scalar_operand(first, i) is not None), None)
+    operand = g.scalar_operand(first, data) if data is not None else None
+    if data is None or operand is None:
+        return None
+    if first.op_type == "Add":
+        return data, 1.0, operand, [first]
+    add = g.only_user(first.output[0], "Add")
+    if add is not None and (shift := g.scalar_operand(add, first.output[0])) is not None:
+        return data, operand, shift, [first, add]
+    return data, operand, 0.0, [first]
+
+
 def _fold_affine_into_pointwise(g: _Graph) -> bool:
     """× s (→ + b) right before a 1×1 convolution without padding: folded into the convolution."""
     from onnx import helper
 
     for first in g.nodes:
-        if first.op_type not in ("Mul", "Add") or len(first.input) != 2:
+        if (affine := _scalar_affine(g, first)) is None:
             continue
-        data = next((i for i in first.input if g.scalar_operand(first, i) is not None), None)
-        if data is None:
-            continue
-        scale, shift = 1.0, 0.0
-        operand = g.scalar_operand(first, data)
-        assert operand is not None
-        if first.op_type == "Mul":
-            scale = operand
-        else:
-            shift = operand
-        chain, out = [first], first.output[0]
-        if first.op_type == "Mul":
-            add = g.only_user(out, "Add")
-            if add is not None and (b := g.scalar_operand(add, out)) is not None:
-                chain.append(add)
-                shift, out = b, add.output[0]
+        data, scale, shift, chain = affine
+        out = chain[-1].output[0]
         conv = g.only_user(out, "Conv")
         if conv is None or conv.input[0] != out or (params := _conv_weights(g, conv)) is None:
             continue
@@ -261,28 +264,18 @@ def _affine_as_batchnorm(g: _Graph) -> bool:
     from onnx import helper
 
     for first in g.nodes:
-        if first.op_type not in ("Mul", "Add") or len(first.input) != 2:
+        if (affine := _scalar_affine(g, first)) is None:
             continue
-        data = next((i for i in first.input if g.scalar_operand(first, i) is not None), None)
-        channels = g.channels.get(data or "")
-        if data is None or channels is None:
-            continue
-        operand = g.scalar_operand(first, data)
-        assert operand is not None
-        scale, shift = (operand, 0.0) if first.op_type == "Mul" else (1.0, operand)
-        chain, out = [first], first.output[0]
-        if first.op_type == "Mul":
-            add = g.only_user(out, "Add")
-            if add is not None and (b := g.scalar_operand(add, out)) is not None:
-                chain.append(add)
-                shift, out = b, add.output[0]
-        if scale == 1.0 and shift == 0.0:
-            continue  # onnxruntime drops an identity itself
+        data, scale, shift, chain = affine
+        channels = g.channels.get(data)
+        if channels is None or (scale == 1.0 and shift == 0.0):
+            continue  # not a float map whose channels are known, or an identity onnxruntime drops
         name = g.add_name(first.name or "affine")
         constants = [
             g.add_const(f"{name}_{part}", np.full(channels, value, np.float32))
             for part, value in (("scale", scale), ("shift", shift), ("mean", 0.0), ("variance", 1.0))
         ]
+        out = chain[-1].output[0]
         normalise = helper.make_node("BatchNormalization", [data, *constants], [out], name=name, epsilon=0.0)
         g.replace(chain, [normalise])
         return True
