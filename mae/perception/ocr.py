@@ -77,7 +77,7 @@ def engine_providers(engine: Any) -> list[str]:
 
 def _rapidocr_engine(threads: int | None, cuda: bool = False, fold: bool = True) -> Any:
     """One RapidOCR engine per option set, loaded once per process (loading takes ~0.5 s, folding the
-    models ~0.3 s more). Its detector's session and post-processing serve ``line_detection``, its
+    models ~0.5 s more). Its detector's session and post-processing serve ``line_detection``, its
     recogniser's session and character list ``line_strips``."""
     key = ("rapidocr", threads, cuda, fold)
     with _ENGINES_LOCK:
