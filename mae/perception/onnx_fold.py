@@ -46,7 +46,7 @@ class _Graph:
             if node.op_type == "Constant" and len(node.attribute) == 1 and node.attribute[0].name == "value":
                 self.consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
         self.outputs = {o.name for o in self.graph.output}
-        self.channels = _channels(model)
+        self.maps = _feature_maps(model)
         self.nodes: list[NodeProto] = list(self.graph.node)
         self.names = {n.name for n in self.nodes}
         self.users: dict[str, list[NodeProto]] = defaultdict(list)
@@ -123,19 +123,23 @@ class _Graph:
         self.graph.node.extend(nodes)
 
 
-def _channels(model: ModelProto) -> dict[str, int]:
-    """The channel count of each float32 feature map (a 4-D value) whose channels shape inference can
-    tell."""
+MapShape = tuple[int, int | None, int | None]
+"""A feature map's (channels, height, width); a side shape inference cannot tell is ``None``."""
+
+
+def _feature_maps(model: ModelProto) -> dict[str, MapShape]:
+    """The shape of each float32 feature map (a 4-D value) whose channels shape inference can tell."""
     from onnx import TensorProto, shape_inference
 
     inferred = shape_inference.infer_shapes(model).graph
-    channels = {}
+    maps: dict[str, MapShape] = {}
     for value in [*inferred.input, *inferred.value_info, *inferred.output]:
         tensor = value.type.tensor_type
         dims = tensor.shape.dim
         if tensor.elem_type == TensorProto.FLOAT and len(dims) == 4 and dims[1].HasField("dim_value"):
-            channels[value.name] = int(dims[1].dim_value)
-    return channels
+            height, width = (int(d.dim_value) if d.HasField("dim_value") else None for d in dims[2:])
+            maps[value.name] = (int(dims[1].dim_value), height, width)
+    return maps
 
 
 def _conv_weights(g: _Graph, conv: NodeProto) -> tuple[np.ndarray, np.ndarray] | None:
@@ -267,9 +271,10 @@ def _affine_as_batchnorm(g: _Graph) -> bool:
         if (affine := _scalar_affine(g, first)) is None:
             continue
         data, scale, shift, chain = affine
-        channels = g.channels.get(data)
-        if channels is None or (scale == 1.0 and shift == 0.0):
-            continue  # not a float map whose channels are known, or an identity onnxruntime drops
+        shape = g.maps.get(data)
+        if shape is None or shape[1:] == (1, 1) or (scale == 1.0 and shift == 0.0):
+            continue  # not a float map with known channels, a 1×1 map (no layout to keep), an identity
+        channels = shape[0]
         name = g.add_name(first.name or "affine")
         constants = [
             g.add_const(f"{name}_{part}", np.full(channels, value, np.float32))
@@ -282,7 +287,108 @@ def _affine_as_batchnorm(g: _Graph) -> bool:
     return False
 
 
-_PASSES = (_hard_swish, _fold_affine_after_conv, _fold_affine_into_pointwise, _affine_as_batchnorm)
+def _gate_shortcut(g: _Graph) -> bool:
+    """x + x · s, with ``s`` one value per channel (a squeeze-and-excitation gate with its shortcut):
+    x · (s + 1), one pass over the map instead of two."""
+    from onnx import helper
+
+    for mul in g.nodes:
+        if mul.op_type != "Mul" or len(mul.input) != 2 or mul.input[0] == mul.input[1]:
+            continue
+        for x, gate in (mul.input, reversed(mul.input)):
+            shape = g.maps.get(gate)
+            add = g.only_user(mul.output[0], "Add")
+            if (
+                shape is None
+                or shape[1:] != (1, 1)
+                or add is None
+                or sorted(add.input) != sorted([x, mul.output[0]])
+            ):
+                continue
+            name = g.add_name(add.name or "gate")
+            one = g.add_const(f"{name}_one", np.ones(1, np.float32))
+            raised = helper.make_node("Add", [gate, one], [f"{name}_raised"], name=f"{name}_raise")
+            g.replace(
+                [mul, add],
+                [raised, helper.make_node("Mul", [x, raised.output[0]], [add.output[0]], name=name)],
+            )
+            return True
+    return False
+
+
+def _per_channel(value: np.ndarray, channels: int) -> np.ndarray | None:
+    """``value`` as ``channels`` numbers when it broadcasts over a (1, channels, h, w) map channel by
+    channel without changing its shape."""
+    if value.size == 1 and value.ndim <= 4:
+        return np.full(channels, float(value.reshape(-1)[0]), np.float32)
+    if value.ndim in (3, 4) and value.shape[-3:] == (channels, 1, 1) and value.size == channels:
+        return value.reshape(channels).astype(np.float32)
+    return None
+
+
+def _fold_into_conv_transpose(g: _Graph) -> bool:
+    """A transposed convolution (no groups), then + b per channel or a BatchNormalization with
+    constant statistics: one transposed convolution (onnxruntime fuses neither into it)."""
+    from onnx import helper
+
+    for convt in g.nodes:
+        if convt.op_type != "ConvTranspose" or len(convt.input) < 2 or convt.input[1] not in g.consts:
+            continue
+        attrs = {a.name: helper.get_attribute_value(a) for a in convt.attribute}
+        weight = g.consts[convt.input[1]].astype(np.float32)
+        if attrs.get("group", 1) != 1 or weight.ndim != 4:
+            continue
+        channels = weight.shape[1]
+        has_bias = len(convt.input) > 2 and bool(convt.input[2])
+        if has_bias and convt.input[2] not in g.consts:
+            continue
+        bias = g.consts[convt.input[2]].astype(np.float32) if has_bias else np.zeros(channels, np.float32)
+        out = convt.output[0]
+        scale, shift = np.ones(channels, np.float32), np.zeros(channels, np.float32)
+        users = g.users.get(out, [])
+        follower = users[0] if len(users) == 1 and out not in g.outputs else None
+        if follower is not None and follower.op_type == "Add" and len(follower.input) == 2:
+            other = follower.input[1] if follower.input[0] == out else follower.input[0]
+            found = _per_channel(g.consts[other], channels) if other in g.consts and other != out else None
+            if found is None:
+                continue
+            shift = found
+        elif follower is not None and follower.op_type == "BatchNormalization" and len(follower.output) == 1:
+            params = [g.consts.get(name) for name in follower.input[1:5]]
+            if len(params) != 4 or any(p is None or p.shape != (channels,) for p in params):
+                continue
+            gamma, beta, mean, variance = (np.asarray(p, np.float32) for p in params)
+            epsilon = next((a.f for a in follower.attribute if a.name == "epsilon"), 1e-5)
+            scale = gamma / np.sqrt(variance + np.float32(epsilon))
+            shift = beta - mean * scale
+        else:
+            continue
+        node = helper.make_node(
+            "ConvTranspose",
+            [
+                convt.input[0],
+                g.add_const(
+                    convt.input[1] + "_folded", weight * scale[np.newaxis, :, np.newaxis, np.newaxis]
+                ),
+                g.add_const(follower.output[0] + "_bias", bias * scale + shift),
+            ],
+            [follower.output[0]],
+            name=g.add_name(convt.name or "conv_transpose"),
+        )
+        node.attribute.extend(convt.attribute)
+        g.replace([convt, follower], [node])
+        return True
+    return False
+
+
+_PASSES = (
+    _hard_swish,
+    _fold_affine_after_conv,
+    _fold_affine_into_pointwise,
+    _affine_as_batchnorm,
+    _gate_shortcut,
+    _fold_into_conv_transpose,
+)
 """In order; the last only takes what the folds before it leave."""
 
 HARD_SWISH_OPSET = 14

@@ -8,9 +8,12 @@ import cv2
 import numpy as np
 import pytest
 
+from mae.device.virtual import VirtualPhone
 from mae.perception.line_detection import (
     MULTIPLE,
     _interpolation,
+    _plain_db,
+    db_boxes,
     detect_lines,
     detection_size,
     detector_input,
@@ -114,3 +117,48 @@ def test_boxes_are_mapped_back_to_screen_pixels() -> None:
 def test_a_screen_with_ink_but_no_text_reads_nothing() -> None:
     ramp = np.tile(np.linspace(0, 255, 1080, dtype=np.uint8)[None, :, None], (2340, 1, 3))
     assert RapidOcrBackend(rec_cache=0, det_blank_keep=0).read(ramp) == []  # the detector runs, finds none
+
+
+def _probability_maps() -> list[np.ndarray]:
+    """The detector's output on three virtual screens (one in dark mode) and two drawn maps: soft
+    blobs of every size, at the borders too, some under the box threshold."""
+    backend = RapidOcrBackend(rec_cache=0)
+    detector = backend._engine.text_det
+    phone = VirtualPhone()
+    maps = []
+    for app, dark in (("Walmart", False), ("Settings", False), ("Walmart", True)):
+        phone.open_app(app)
+        bgr = cv2.cvtColor(np.asarray(phone.screenshot().convert("RGB")), cv2.COLOR_RGB2BGR)
+        small = cv2.resize(bgr, (736, 1600))
+        small = 255 - small if dark else small
+        maps.append(detector.infer(detector_input(small, None, None))[0][0, 0])
+    rng = np.random.default_rng(7)
+    for _ in range(2):
+        drawn = np.zeros((400, 300), np.float32)
+        for _ in range(60):
+            x, y = int(rng.integers(-10, 300)), int(rng.integers(-10, 400))
+            w, h = int(rng.integers(1, 120)), int(rng.integers(1, 30))
+            drawn[max(0, y) : y + h, max(0, x) : x + w] = rng.uniform(0.2, 1.0)
+        maps.append(cv2.GaussianBlur(drawn, (5, 5), 1.5))
+    return maps
+
+
+def test_boxes_are_read_from_the_probability_map_as_rapidocr_reads_them() -> None:
+    post = RapidOcrBackend(rec_cache=0)._engine.text_det.postprocess_op
+    assert _plain_db(post)
+    total = 0
+    for probabilities in _probability_maps():
+        window = probabilities[np.newaxis, np.newaxis, :, : probabilities.shape[1] - 3]  # a strided view
+        expected, _ = post(window, window.shape[2:])
+        found = db_boxes(post, window[0, 0])
+        assert found.dtype == np.int32 and np.array_equal(found, np.asarray(expected, np.int32))
+        total += len(found)
+    assert total > 80
+
+
+def test_other_post_processing_settings_are_left_to_rapidocr() -> None:
+    post = RapidOcrBackend(rec_cache=0)._engine.text_det.postprocess_op
+    slow = type(post)(score_mode="slow")
+    dilated = type(post)(use_dilation=True)
+    assert _plain_db(type(post)()) and not _plain_db(slow) and not _plain_db(dilated)
+    assert not _plain_db(_Detector().postprocess_op)  # the fake above: called as it is
