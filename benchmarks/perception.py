@@ -3,7 +3,8 @@
 Screens: by default the distinct screens the virtual phone shows while replaying the reference actions
 of its task suite, in task order; ``--hard`` adds degraded copies of each (JPEG at quality 55 with a
 slight blur, dark mode, and a 720 px render upscaled to 1080 px) to stand in for real screenshots;
-pass image files to use your own.
+``--dense`` adds copies with the content drawn at 75 % and 60 % of its size (the text of a phone set to
+a smaller display size), for choosing the detection resolution; pass image files to use your own.
 
 Two figures, each the median with its spread over every screen of every pass:
 
@@ -21,6 +22,7 @@ interleaved screen by screen so the machine's load falls on each alike.
     python benchmarks/perception.py                              # cold + in task, 30 virtual screens
     python benchmarks/perception.py --accuracy --hard            # plus recall, plus harder screens
     python benchmarks/perception.py --compare det_max_side=1600 det_max_side=1280 --accuracy
+    python benchmarks/perception.py --compare det_max_side=1600 det_max_side=1472 --accuracy --dense
     python benchmarks/perception.py --ocr-device cuda            # the GPU (needs onnxruntime-gpu)
     python benchmarks/perception.py shots/*.png --repeat 3       # your own screenshots
 """
@@ -90,6 +92,28 @@ def harder(image: Image.Image) -> list[tuple[Image.Image, str]]:
     small = image.resize((image.width * 2 // 3, image.height * 2 // 3), Image.Resampling.BILINEAR)
     upscaled = small.resize(image.size, Image.Resampling.BICUBIC)
     return [(jpeg, "jpeg55+blur"), (dark, "dark"), (upscaled, "720p-upscaled")]
+
+
+DENSER = (0.75, 0.6)
+"""Scales ``--dense`` draws each virtual screen's content at (smaller text, as with a smaller display
+size or font on a real phone)."""
+
+
+def denser(image: Image.Image, truth: list[Element]) -> list[Screen]:
+    """Copies of a screen with its content drawn at each of ``DENSER``'s scales in the top-left corner,
+    the rest filled with the colour at the bottom of the screen, and the ground truth scaled alike."""
+    copies: list[Screen] = []
+    for scale in DENSER:
+        size = (round(image.width * scale), round(image.height * scale))
+        canvas = Image.new(
+            "RGB", image.size, image.convert("RGB").getpixel((image.width // 2, image.height - 2))
+        )
+        canvas.paste(image.resize(size, Image.Resampling.LANCZOS), (0, 0))
+        scaled = [
+            label.model_copy(update={"box": tuple(round(v * scale) for v in label.box)}) for label in truth
+        ]
+        copies.append((canvas, scaled, f"content-x{scale}"))
+    return copies
 
 
 def _squash(text: str) -> str:
@@ -262,6 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("images", nargs="*", type=Path, help="screenshots (default: virtual phone screens)")
     parser.add_argument("--screens", type=int, default=30, help="virtual screens to use (default 30)")
     parser.add_argument("--hard", action="store_true", help="add degraded copies of each virtual screen")
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="add copies of each virtual screen with its content drawn at 75%% and 60%% (smaller text)",
+    )
     parser.add_argument("--repeat", type=int, default=2, help="passes over the screens (default 2)")
     parser.add_argument("--ocr", default="rapidocr", choices=["rapidocr", "paddleocr"])
     parser.add_argument(
@@ -296,8 +325,11 @@ def main(argv: list[str] | None = None) -> int:
                 screens.append((opened.convert("RGB"), None, "file"))
     else:
         screens = virtual_screens(args.screens)
+        plain = list(screens)
         if args.hard:
-            screens += [(img, truth, name) for shot, truth, _ in list(screens) for img, name in harder(shot)]
+            screens += [(img, truth, name) for shot, truth, _ in plain for img, name in harder(shot)]
+        if args.dense:
+            screens += [copy for shot, truth, _ in plain for copy in denser(shot, truth or [])]
     icons = make_icon_detector(args.icons)
     report: dict[str, Any] = {
         "machine": info,

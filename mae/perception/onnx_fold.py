@@ -12,7 +12,11 @@ The rewrite is exact algebra (the outputs agree to float rounding, ~1e-6):
 - ``× s`` and ``+ b`` right before a 1×1 convolution without padding: folded into that convolution;
 - any other ``× s`` and ``+ b`` on a feature map (before a padded depthwise convolution, whose zero
   border would change if the shift moved into it): one per-channel ``BatchNormalization``, which
-  onnxruntime runs in the blocked layout.
+  onnxruntime runs in the blocked layout;
+- a squeeze-and-excitation gate with its shortcut, ``x + x · s`` with ``s`` one value per channel:
+  ``x · (s + 1)``, one pass over the map instead of two (the detector's feature pyramid);
+- a transposed convolution, then ``+ b`` per channel or a ``BatchNormalization``: one transposed
+  convolution (the detector's head; onnxruntime fuses neither into it).
 
 Measured with ``python benchmarks/perception.py --compare fold=0 fold=1``; see docs/perception.md.
 Needs the ``onnx`` package; without it, or for a graph without these patterns, the model is loaded
