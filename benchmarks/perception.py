@@ -318,6 +318,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     info = machine()
+    if args.images and (args.hard or args.dense or args.accuracy):
+        print(
+            "--hard, --dense and --accuracy need the virtual screens' ground truth: ignored for image files",
+            file=sys.stderr,
+        )
     if args.images:
         screens: list[Screen] = []
         for path in args.images:

@@ -53,6 +53,11 @@ class _Graph:
         self.maps = _feature_maps(model)
         self.nodes: list[NodeProto] = list(self.graph.node)
         self.names = {n.name for n in self.nodes}
+        self.values = {
+            *self.consts,
+            *(v.name for v in [*self.graph.input, *self.graph.output]),
+            *(name for n in self.nodes for name in [*n.input, *n.output]),
+        }
         self.users: dict[str, list[NodeProto]] = defaultdict(list)
         for node in self.nodes:
             self._link(node)
@@ -94,10 +99,17 @@ class _Graph:
         self.names.add(f"{base}_folded{index}")
         return f"{base}_folded{index}"
 
-    def add_const(self, name: str, value: np.ndarray) -> str:
+    def add_value(self, name: str) -> str:
+        """A value name no node, constant or graph input or output uses yet, from ``name``."""
         unique = name
-        while unique in self.consts:
+        while unique in self.values:
             unique += "_"
+        self.values.add(unique)
+        return unique
+
+    def add_const(self, name: str, value: np.ndarray) -> str:
+        """A new float32 constant named from ``name``, its name returned."""
+        unique = self.add_value(name)
         self.consts[unique] = value.astype(np.float32)
         self.new_consts.append(unique)
         return unique
@@ -311,7 +323,9 @@ def _gate_shortcut(g: _Graph) -> bool:
                 continue
             name = g.add_name(add.name or "gate")
             one = g.add_const(f"{name}_one", np.ones(1, np.float32))
-            raised = helper.make_node("Add", [gate, one], [f"{name}_raised"], name=f"{name}_raise")
+            raised = helper.make_node(
+                "Add", [gate, one], [g.add_value(f"{name}_raised")], name=f"{name}_raise"
+            )
             g.replace(
                 [mul, add],
                 [raised, helper.make_node("Mul", [x, raised.output[0]], [add.output[0]], name=name)],
@@ -343,6 +357,8 @@ def _fold_into_conv_transpose(g: _Graph) -> bool:
         if attrs.get("group", 1) != 1 or weight.ndim != 4:
             continue
         channels = weight.shape[1]
+        if g.maps.get(convt.output[0], (None,))[0] != channels:
+            continue  # not a float map whose channels shape inference tells
         has_bias = len(convt.input) > 2 and bool(convt.input[2])
         if has_bias and convt.input[2] not in g.consts:
             continue
@@ -357,7 +373,12 @@ def _fold_into_conv_transpose(g: _Graph) -> bool:
             if found is None:
                 continue
             shift = found
-        elif follower is not None and follower.op_type == "BatchNormalization" and len(follower.output) == 1:
+        elif (
+            follower is not None
+            and follower.op_type == "BatchNormalization"
+            and len(follower.output) == 1
+            and not any(a.name == "training_mode" and a.i for a in follower.attribute)
+        ):
             params = [g.consts.get(name) for name in follower.input[1:5]]
             if len(params) != 4 or any(p is None or p.shape != (channels,) for p in params):
                 continue
@@ -393,7 +414,8 @@ _PASSES = (
     _gate_shortcut,
     _fold_into_conv_transpose,
 )
-"""In order; the last only takes what the folds before it leave."""
+"""In order, repeated until none applies. The BatchNormalization stand-in takes the scalar affines the
+folds before it leave; it skips 1×1 maps, so the gate's ``+ 1`` stays an Add on the 1×1 gate."""
 
 HARD_SWISH_OPSET = 14
 """The first ONNX opset with HardSwish; older models are converted to it first."""

@@ -49,3 +49,20 @@ def test_dense_recall_is_reported_per_scale() -> None:
     assert set(accuracy) == {"virtual", *(f"content-x{scale}" for scale in DENSER)}
     assert accuracy["content-x0.75"]["text_lines"] == accuracy["virtual"]["text_lines"] > 0
     assert accuracy["content-x0.75"]["text_recall"] > 0.5  # smaller text is still read
+
+
+@pytest.mark.slow
+def test_options_that_need_ground_truth_say_they_are_ignored_for_image_files(tmp_path: Path) -> None:
+    shot = tmp_path / "shot.png"
+    Image.new("RGB", (540, 1170), (255, 255, 255)).save(shot)
+    options = [str(shot), "--dense", "--repeat", "1", "--json"]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "perception.py"), *options],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "ignored for image files" in done.stderr
+    assert json.loads(done.stdout)["screens"] == 1  # no copies were added

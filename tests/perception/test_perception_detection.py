@@ -11,12 +11,14 @@ import pytest
 from mae.device.virtual import VirtualPhone
 from mae.perception.line_detection import (
     MULTIPLE,
+    _grown,
     _interpolation,
     _plain_db,
     db_boxes,
     detect_lines,
     detection_size,
     detector_input,
+    drawn_map,
 )
 from mae.perception.ocr import RapidOcrBackend
 
@@ -120,8 +122,7 @@ def test_a_screen_with_ink_but_no_text_reads_nothing() -> None:
 
 
 def _probability_maps() -> list[np.ndarray]:
-    """The detector's output on three virtual screens (one in dark mode) and two drawn maps: soft
-    blobs of every size, at the borders too, some under the box threshold."""
+    """The detector's output on three virtual screens (one in dark mode) and two drawn maps."""
     backend = RapidOcrBackend(rec_cache=0)
     detector = backend._engine.text_det
     phone = VirtualPhone()
@@ -132,33 +133,67 @@ def _probability_maps() -> list[np.ndarray]:
         small = cv2.resize(bgr, (736, 1600))
         small = 255 - small if dark else small
         maps.append(detector.infer(detector_input(small, None, None))[0][0, 0])
-    rng = np.random.default_rng(7)
-    for _ in range(2):
-        drawn = np.zeros((400, 300), np.float32)
-        for _ in range(60):
-            x, y = int(rng.integers(-10, 300)), int(rng.integers(-10, 400))
-            w, h = int(rng.integers(1, 120)), int(rng.integers(1, 30))
-            drawn[max(0, y) : y + h, max(0, x) : x + w] = rng.uniform(0.2, 1.0)
-        maps.append(cv2.GaussianBlur(drawn, (5, 5), 1.5))
-    return maps
+    return [*maps, drawn_map(400, 300, seed=1), drawn_map(300, 500, seed=2)]
 
 
-def test_boxes_are_read_from_the_probability_map_as_rapidocr_reads_them() -> None:
-    post = RapidOcrBackend(rec_cache=0)._engine.text_det.postprocess_op
-    assert _plain_db(post)
+def _rapidocr_post(**settings: Any) -> Any:
+    return type(RapidOcrBackend(rec_cache=0)._engine.text_det.postprocess_op)(**settings)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},  # what the OCR uses
+        {"max_candidates": 3, "unclip_ratio": 0.5},  # few contours read
+        {"unclip_ratio": 0.1},  # boxes barely grown: some too thin once grown (min_size + 2)
+        {"thresh": 0.5, "box_thresh": 0.9, "unclip_ratio": 3.0},
+        {"thresh": 0.2, "box_thresh": 0.4},
+    ],
+)
+def test_boxes_are_read_from_the_probability_map_as_rapidocr_reads_them(settings: dict[str, Any]) -> None:
     total = 0
-    for probabilities in _probability_maps():
-        window = probabilities[np.newaxis, np.newaxis, :, : probabilities.shape[1] - 3]  # a strided view
-        expected, _ = post(window, window.shape[2:])
-        found = db_boxes(post, window[0, 0])
-        assert found.dtype == np.int32 and np.array_equal(found, np.asarray(expected, np.int32))
-        total += len(found)
-    assert total > 80
+    for min_size in (3, 1, 7):
+        post = _rapidocr_post(**settings)
+        post.min_size = min_size
+        assert _plain_db(post)
+        for probabilities in _probability_maps():
+            window = probabilities[np.newaxis, np.newaxis, :, : probabilities.shape[1] - 3]  # a strided view
+            expected, _ = post(window, window.shape[2:])
+            found = db_boxes(post, window[0, 0])
+            assert found.dtype == np.int32 and np.array_equal(found, np.asarray(expected, np.int32))
+            total += len(found)
+    assert total > 15  # boxes were compared (max_candidates=3 reads three contours a map)
 
 
-def test_other_post_processing_settings_are_left_to_rapidocr() -> None:
-    post = RapidOcrBackend(rec_cache=0)._engine.text_det.postprocess_op
-    slow = type(post)(score_mode="slow")
-    dilated = type(post)(use_dilation=True)
-    assert _plain_db(type(post)()) and not _plain_db(slow) and not _plain_db(dilated)
+def test_boxes_grow_as_rapidocr_grows_them() -> None:
+    post = _rapidocr_post()
+    rng = np.random.default_rng(8)
+    for _ in range(2000):
+        centre, size = rng.uniform(0, 800, 2), rng.uniform(3, 300, 2)
+        corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * size / 2
+        angle = rng.uniform(-0.3, 0.3)
+        turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        quad = (corners @ turn.T + centre).astype(np.float32)
+        ratio = float(rng.uniform(0.5, 3.0))
+        assert np.array_equal(_grown(quad, ratio), _unclip(post, quad, ratio))
+
+
+def _unclip(post: Any, quad: np.ndarray, ratio: float) -> np.ndarray:
+    post.unclip_ratio = ratio
+    return np.asarray(post.unclip(quad))
+
+
+def test_other_post_processors_read_their_own_boxes() -> None:
+    post = _rapidocr_post()
+    assert _plain_db(post)
+    assert not _plain_db(_rapidocr_post(score_mode="slow"))
+    assert not _plain_db(_rapidocr_post(use_dilation=True))
     assert not _plain_db(_Detector().postprocess_op)  # the fake above: called as it is
+
+    class Tuned(type(post)):  # type: ignore[misc]
+        """A subclass may read boxes its own way."""
+
+    assert not _plain_db(Tuned())
+    grown_less = _rapidocr_post()
+    grown_less.unclip = lambda box: post.unclip(box) * 0.9  # RapidOCR reading boxes differently
+    assert not _plain_db(grown_less)  # found on the drawn map: its own reading is kept

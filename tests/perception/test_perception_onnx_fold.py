@@ -62,11 +62,18 @@ def _lcnet_like(opset: int) -> bytes:
         helper.make_node("Sigmoid", ["c3"], ["p3"]),
         helper.make_node("Mul", ["p3", "one"], ["y"]),
     ]
+    return _model(nodes, inits, [1, 3, 12, 20], [1, 6, 12, 20], opset)
+
+
+def _model(
+    nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto], given: list[int], gives: list[int], opset: int
+) -> bytes:
+    """A float model of ``nodes`` reading ``x`` of shape ``given`` and giving ``y`` of shape ``gives``."""
     graph = helper.make_graph(
         nodes,
-        "lcnet_like",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 20])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 12, 20])],
+        "model",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, given)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, gives)],
         inits,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -98,7 +105,7 @@ def test_folding_is_exact_and_removes_the_elementwise_layers(opset: int) -> None
     np.testing.assert_allclose(_run(folded, x), _run(model, x), rtol=1e-4, atol=1e-4)
 
 
-def _fpn_like(gate_shape: list[int]) -> bytes:
+def _fpn_like(pooled_gate: bool) -> bytes:
     """A squeeze-and-excitation gate with its shortcut (x + x · s), then an upsampling head: a
     transposed convolution, + b per channel, a BatchNormalization, a ReLU."""
     rng = np.random.default_rng(4)
@@ -115,7 +122,7 @@ def _fpn_like(gate_shape: list[int]) -> bytes:
         init("mean", 4),
         numpy_helper.from_array(rng.random(4).astype(np.float32) + 0.5, "variance"),
     ]
-    pooled = "pooled" if gate_shape[2:] == [1, 1] else "x1"
+    pooled = "pooled" if pooled_gate else "x1"
     nodes = [
         helper.make_node("Conv", ["x", "w1"], ["x1"]),
         helper.make_node("GlobalAveragePool", ["x1"], ["pooled"]),
@@ -127,20 +134,11 @@ def _fpn_like(gate_shape: list[int]) -> bytes:
         helper.make_node("BatchNormalization", ["biased", "gamma", "beta", "mean", "variance"], ["n"]),
         helper.make_node("Relu", ["n"], ["y"]),
     ]
-    graph = helper.make_graph(
-        nodes,
-        "fpn_like",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 10, 14])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 20, 28])],
-        inits,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
-    model.ir_version = 7
-    return model.SerializeToString()
+    return _model(nodes, inits, [1, 3, 10, 14], [1, 4, 20, 28], 14)
 
 
 def test_a_gate_shortcut_is_one_multiply_and_the_head_one_transposed_convolution() -> None:
-    model = _fpn_like([1, 8, 1, 1])
+    model = _fpn_like(pooled_gate=True)
     folded, rewrites = fold_model(model)
     ops = Counter(n.op_type for n in onnx.load_from_string(folded).graph.node)
     # x + x·s → x·(s + 1): the + 1 is on the 1×1 gate, not a pass over the map; the bias Add and the
@@ -154,12 +152,56 @@ def test_a_gate_shortcut_is_one_multiply_and_the_head_one_transposed_convolution
 
 
 def test_a_shortcut_around_a_full_size_product_is_left_alone() -> None:
-    model = _fpn_like([1, 8, 10, 14])  # x + x·σ(x): the "gate" is a map, adding 1 to it costs a pass
+    model = _fpn_like(pooled_gate=False)  # x + x·σ(x): the "gate" is a map, adding 1 to it costs a pass
     folded, rewrites = fold_model(model)
     ops = Counter(n.op_type for n in onnx.load_from_string(folded).graph.node)
     assert rewrites == 2 and ops["Mul"] == 1 and ops["Add"] == 1 and ops["BatchNormalization"] == 0
     x = np.random.default_rng(6).standard_normal((1, 3, 10, 14)).astype(np.float32)
     np.testing.assert_allclose(_run(folded, x), _run(model, x), rtol=1e-5, atol=1e-5)
+
+
+def _head(group: int = 1, bias_shape: tuple[int, ...] = (1, 4, 1, 1), shown: bool = False) -> bytes:
+    """x → a transposed convolution with a bias → + b → a BatchNormalization with a tiny variance and
+    no epsilon attribute (its default, 1e-5, counts) → y; ``shown`` also makes the transposed
+    convolution's output a graph output."""
+    rng = np.random.default_rng(9)
+    inits = [
+        numpy_helper.from_array(rng.standard_normal((4, 4 // group, 2, 2)).astype(np.float32), "wt"),
+        numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "bias"),
+        numpy_helper.from_array(rng.standard_normal(bias_shape).astype(np.float32), "b"),
+        *(numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), n) for n in ("g", "beta", "m")),
+        numpy_helper.from_array(np.full(4, 1e-5, np.float32), "v"),
+    ]
+    nodes = [
+        helper.make_node("ConvTranspose", ["x", "wt", "bias"], ["up"], strides=[2, 2], group=group),
+        helper.make_node("Add", ["b", "up"], ["biased"]),
+        helper.make_node("BatchNormalization", ["biased", "g", "beta", "m", "v"], ["y"]),
+    ]
+    model = onnx.load_from_string(_model(nodes, inits, [1, 4, 6, 8], [1, 4, 12, 16], 14))
+    if shown:
+        model.graph.output.append(helper.make_tensor_value_info("up", TensorProto.FLOAT, [1, 4, 12, 16]))
+    return model.SerializeToString()
+
+
+@pytest.mark.parametrize(
+    ("model", "rewrites"),
+    [
+        (_head(), 2),  # + b and the normalisation: both in the weights and bias
+        (_head(group=2), 0),  # grouped: left to onnxruntime
+        (_head(bias_shape=(1, 1, 1, 16)), 0),  # + b per column, not per channel
+        (_head(shown=True), 0),  # the output before + b is wanted too
+    ],
+)
+def test_what_follows_a_transposed_convolution_folds_only_when_exact(model: bytes, rewrites: int) -> None:
+    folded, made = fold_model(model)
+    assert made == rewrites
+    ops = [n.op_type for n in onnx.load_from_string(folded).graph.node]
+    assert ops == (["ConvTranspose"] if rewrites else ["ConvTranspose", "Add", "BatchNormalization"])
+    x = np.random.default_rng(10).standard_normal((1, 4, 6, 8)).astype(np.float32)
+    session = onnxruntime.InferenceSession(folded, providers=["CPUExecutionProvider"])
+    original = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
+    for got, want in zip(session.run(None, {"x": x}), original.run(None, {"x": x}), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)  # ×300 by the tiny variance
 
 
 @pytest.mark.parametrize(
