@@ -76,13 +76,13 @@ def run_detector(detector: Any, image: np.ndarray) -> list[np.ndarray]:
 
 
 _AGREES: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
-"""Whether ``db_boxes`` gave a post-processor's own boxes on the test map, by post-processor."""
+"""Whether ``db_boxes`` gave a post-processor's own boxes on the drawn map, by post-processor."""
 
 
 def _plain_db(post: Any) -> bool:
     """Whether ``db_boxes`` reads boxes as ``post`` does: ``post`` is RapidOCR's own ``DBPostProcess``
     (not a subclass), scores boxes by their mean probability ("fast"), does not dilate the text mask,
-    and gives the same boxes as ``db_boxes`` on a drawn test map (checked once per post-processor, so
+    and gives the same boxes as ``db_boxes`` on a drawn map (checked once per post-processor, so
     a RapidOCR or shapely release that reads boxes differently keeps its own reading)."""
     kind = type(post)
     if kind.__name__ != "DBPostProcess" or not kind.__module__.startswith("rapidocr_onnxruntime."):

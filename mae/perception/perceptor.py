@@ -108,7 +108,7 @@ class Perceptor:
         ``tree`` reads the phone's accessibility tree for this screen; it runs while OCR does.
         """
         started = time.perf_counter()
-        rgb = np.asarray(image if image.mode == "RGB" else image.convert("RGB"))  # no copy to convert
+        rgb = np.asarray(image if image.mode == "RGB" else image.convert("RGB"))  # RGB: not copied first
         ocr_future = self._pool.submit(_timed, lambda: self.ocr.read(rgb))
         tree_future = self._pool.submit(tree) if tree is not None and self.a11y != "off" else None
         icons: list[Element] = []
