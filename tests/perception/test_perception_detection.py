@@ -121,7 +121,8 @@ def test_a_screen_with_ink_but_no_text_reads_nothing() -> None:
     assert RapidOcrBackend(rec_cache=0, det_blank_keep=0).read(ramp) == []  # the detector runs, finds none
 
 
-def _probability_maps() -> list[np.ndarray]:
+@pytest.fixture(scope="module")
+def probability_maps() -> list[np.ndarray]:
     """The detector's output on three virtual screens (one in dark mode) and two drawn maps."""
     backend = RapidOcrBackend(rec_cache=0)
     detector = backend._engine.text_det
@@ -150,13 +151,15 @@ def _rapidocr_post(**settings: Any) -> Any:
         {"thresh": 0.2, "box_thresh": 0.4},
     ],
 )
-def test_boxes_are_read_from_the_probability_map_as_rapidocr_reads_them(settings: dict[str, Any]) -> None:
+def test_boxes_are_read_from_the_probability_map_as_rapidocr_reads_them(
+    settings: dict[str, Any], probability_maps: list[np.ndarray]
+) -> None:
     total = 0
     for min_size in (3, 1, 7):
         post = _rapidocr_post(**settings)
         post.min_size = min_size
         assert _plain_db(post)
-        for probabilities in _probability_maps():
+        for probabilities in probability_maps:
             window = probabilities[np.newaxis, np.newaxis, :, : probabilities.shape[1] - 3]  # a strided view
             expected, _ = post(window, window.shape[2:])
             found = db_boxes(post, window[0, 0])
