@@ -102,13 +102,13 @@ size or font on a real phone)."""
 def denser(image: Image.Image, truth: list[Element]) -> list[Screen]:
     """Copies of a screen with its content drawn at each of ``DENSER``'s scales in the top-left corner,
     the rest filled with the colour at the bottom of the screen, and the ground truth scaled alike."""
+    rgb = image.convert("RGB")
+    background = rgb.getpixel((image.width // 2, image.height - 2))
     copies: list[Screen] = []
     for scale in DENSER:
         size = (round(image.width * scale), round(image.height * scale))
-        canvas = Image.new(
-            "RGB", image.size, image.convert("RGB").getpixel((image.width // 2, image.height - 2))
-        )
-        canvas.paste(image.resize(size, Image.Resampling.LANCZOS), (0, 0))
+        canvas = Image.new("RGB", image.size, background)
+        canvas.paste(rgb.resize(size, Image.Resampling.LANCZOS), (0, 0))
         scaled = [
             label.model_copy(update={"box": tuple(round(v * scale) for v in label.box)}) for label in truth
         ]

@@ -32,9 +32,8 @@ def test_dense_copies_draw_the_screen_smaller_with_its_ground_truth_scaled() -> 
     assert truth[0].box == (200, 1000, 600, 1100)  # the original is not changed
 
 
-@pytest.mark.slow
-def test_dense_recall_is_reported_per_scale() -> None:
-    options = ["--screens", "1", "--repeat", "1", "--dense", "--accuracy", "--no-tidy", "--json"]
+def _benchmark(*options: str) -> subprocess.CompletedProcess[str]:
+    """``benchmarks/perception.py`` run with ``options``; it must succeed."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "perception.py"), *options],
         capture_output=True,
@@ -43,6 +42,12 @@ def test_dense_recall_is_reported_per_scale() -> None:
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.mark.slow
+def test_dense_recall_is_reported_per_scale() -> None:
+    done = _benchmark("--screens", "1", "--repeat", "1", "--dense", "--accuracy", "--no-tidy", "--json")
     report = json.loads(done.stdout)
     assert report["screens"] == 1 + len(DENSER)
     accuracy = report["accuracy"]
@@ -55,14 +60,6 @@ def test_dense_recall_is_reported_per_scale() -> None:
 def test_options_that_need_ground_truth_say_they_are_ignored_for_image_files(tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"
     Image.new("RGB", (540, 1170), (255, 255, 255)).save(shot)
-    options = [str(shot), "--dense", "--repeat", "1", "--json"]
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "perception.py"), *options],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _benchmark(str(shot), "--dense", "--repeat", "1", "--json")
     assert "ignored for image files" in done.stderr
     assert json.loads(done.stdout)["screens"] == 1  # no copies were added
