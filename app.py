@@ -39,6 +39,7 @@ from mae.ui.forms import (
     SAME,
     RunForm,
     backbone_choices,
+    call_defaults,
     missing_keys,
     restorable,
     role_backbone_choices,
@@ -172,12 +173,15 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                                     gr.Dropdown(choices, value=SAME, label=f"{role} backbone")
                                 )
                                 role_models.append(gr.Textbox(label=f"{role} model", placeholder="(default)"))
+                        default_timeout, default_retries = call_defaults(settings)
                         with gr.Row(equal_height=True):
                             call_timeout = gr.Number(
-                                value=None, label="Model call timeout (s, empty = 120)", elem_id="mae-timeout"
+                                value=default_timeout,
+                                label="Model call timeout (s)",
+                                elem_id="mae-timeout",
                             )
                             call_retries = gr.Number(
-                                value=None,
+                                value=default_retries,
                                 label="Retries per call",
                                 minimum=0,
                                 precision=0,
@@ -251,8 +255,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
         wire_agent_picker(agent, evolve)
 
-        def render(tab: TabState, view: RunView, image: Any) -> tuple[Any, ...]:
-            busy = view.running
+        def render(tab: TabState, view: RunView, image: Any, busy: bool) -> tuple[Any, ...]:
+            """The run's outputs; Run stays disabled while ``busy`` (steps, or the memory update after
+            them: a click while this stream is still open would be dropped)."""
             return (
                 tab,
                 status_markdown(view, time.time()),
@@ -263,7 +268,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 approval_markdown(view),
                 memory_markdown(view),
                 gr.update(interactive=not busy),
-                gr.update(interactive=busy),
+                gr.update(interactive=view.running),
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
@@ -313,11 +318,11 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             if shown is not None:
                                 tab.set_picture(*shown, from_run=True)
                                 image = tab.shown()
-                        out = render(tab, view, image)
+                        out = render(tab, view, image, busy=run.active)
                     done = view.finished is not None and not run.controller.active
                 yield out
                 if done:
-                    yield render(tab, run.view, gr.skip())
+                    yield render(tab, run.view, gr.skip(), busy=False)
                     return
 
         def on_run(
@@ -345,8 +350,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         absent = missing_keys(job.settings, form.api_keys, os.environ)
                         if absent:
                             raise MaeError(
-                                f"no API key for {', '.join(absent)}: enter it under “Per-agent models, API "
-                                "keys and safety”, or set the environment variable on the server"
+                                f"no API key: enter it under “Per-agent models, API keys and safety”, or set "
+                                f"{' and '.join(absent)} on the server"
                             )
                         controller = RunController(
                             backend.run_job, approval_timeout_s=backend.approval_timeout_s

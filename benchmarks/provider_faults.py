@@ -24,9 +24,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing mae
+
+from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest  # noqa: E402
+
 GOOD_USAGE_BODY = (
     '{{"id": "x", "object": "chat.completion", "created": 0, "model": "m", '
     '"choices": [{{"index": 0, "message": {{"role": "assistant", "content": {text}}}, '

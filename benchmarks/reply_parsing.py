@@ -34,6 +34,9 @@ WORST: dict[str, str] = {
     "many-headers": "### Plan ###\n" * 5000,
     "huge-reply": "### Plan ###\n" + "word " * 400_000,
     "many-parens": "### Action ###\n" + "Tap(" * 15000,
+    "many-bad-json": "### Action ###\n" + "{x} " * 15000,
+    "many-calls": "### Action ###\n" + "Tap(1, 2) " * 6000,
+    "many-reasoning-blocks": "<think>a</think>" * 4000 + "<think>" * 4000,
 }
 """Inputs that made the old reader hang, crash or take seconds (also used by the parsing-budget test)."""
 

@@ -239,6 +239,11 @@ def _number(cls: type[AtomicAction], key: str, value: Any, *, integer: bool) -> 
         raise ActionError(f"{cls.signature}: {key} must be a number; write {example}")
     if abs(value) > 10**9:
         raise ActionError(f"{cls.signature}: {key}={value} is far outside any screen")
+    if integer and 0 < abs(value) < 1:
+        raise ActionError(
+            f"{cls.signature}: {key}={value} looks like a fraction of the screen; coordinates are pixels "
+            f"of the screenshot, such as 540"
+        )
     if integer:
         return round(value)
     return float(value)
@@ -444,55 +449,100 @@ def _call_from_json(data: Any, shortcuts: Iterable[str]) -> ActionCall:
 
 
 _CALL_START = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*) {0,3}\(")
-
-
-def _find_call(text: str, shortcuts: Iterable[str]) -> tuple[str, int] | None:
-    """``(name, index of its opening parenthesis)`` of the first known action written as a call, or of
-    a call at the very start of ``text`` (so an unknown name gets its own message)."""
-    keys = {_name_key(n) for n in (*ATOMIC_ACTIONS, *shortcuts)}
-    first_any = None
-    for match in _CALL_START.finditer(text):
-        word = match.group(1)
-        if _name_key(word) in keys:
-            return word, match.end() - 1
-        if first_any is None and match.start() == 0:
-            first_any = (word, match.end() - 1)
-    return first_any
+_FENCE_MARK = re.compile(r"```[A-Za-z0-9_+-]*")
+MAX_ACTION_CANDIDATES = 32
+"""Most JSON objects and calls looked at in one action text (the reading stays linear in its length)."""
 
 
 def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
-    """Read an action: the first JSON object (paper format ``{"name": ..., "arguments": {...}}``) or the
-    first call like ``Tap(540, 1200)``, prose and code fences around it ignored.
+    """Read the one action in ``text``: a JSON object (paper format ``{"name": ..., "arguments": {...}}``)
+    or a call like ``Tap(540, 1200)``, with prose and code fences around it ignored.
 
-    Names are matched to the registry (and ``shortcuts``) ignoring case and separators. Raises
-    ``ActionError`` with a message fit to send back to the model.
+    Every JSON object and every call of a known action in ``text`` is read. The same action written
+    twice (as a call and as JSON) is one action; two different actions are refused, never one of them
+    picked. A call that cannot be read (``Tap (the search bar)``) does not count when another action
+    can be. Names are matched to the registry (and ``shortcuts``) ignoring case and separators.
+    Raises ``ActionError`` with a message fit to send back to the model.
     """
-    stripped = parsing.normalize_reply(text).strip()
-    fence = stripped.find("```")
-    if fence >= 0:
-        closing = stripped.find("```", fence + 3)
-        inner = parsing.strip_fence(stripped[fence : closing + 3] if closing >= 0 else stripped[fence:])
-        if "{" in inner or "(" in inner:
-            stripped = inner
-    brace = stripped.find("{")
-    call_at = _find_call(stripped, shortcuts)
-    if brace >= 0 and (call_at is None or brace < call_at[1]):
-        try:
-            body = parsing.first_json(stripped, "{", "the action JSON")
-            if body is None:
-                raise ActionError("the action is not valid JSON (a { is never closed)")
-            data = parsing.load_json(body, "the action JSON")
-        except parsing.ReplyProblem as exc:
-            raise ActionError(exc.message) from None
-        return _call_from_json(data, shortcuts)
-    if call_at is None:
-        raise ActionError('write the action as JSON: {"name": "Tap", "arguments": {"x": 540, "y": 1200}}')
-    written, paren = call_at
+    body = _FENCE_MARK.sub(" ", parsing.normalize_reply(text)).strip()
+    keys = {_name_key(n) for n in (*ATOMIC_ACTIONS, *shortcuts)}
+    found: list[ActionCall] = []
+    problems: list[str] = []
+    position = 0
+    call = _next_call(body, 0, keys)
+    for _ in range(MAX_ACTION_CANDIDATES):
+        brace = body.find("{", position)
+        if call is not None and call[2] < position:
+            call = _next_call(body, position, keys)  # searched again only once passed: linear overall
+        if brace < 0 and call is None:
+            break
+        if brace >= 0 and (call is None or brace < call[1]):
+            read, position = _json_candidate(body, brace, shortcuts)
+        else:
+            assert call is not None
+            read, position = _call_candidate(body, call, shortcuts)
+        if isinstance(read, ActionCall):
+            if read not in found:
+                found.append(read)
+        else:
+            problems.append(read)
+        if position < 0 or len(found) > 1:
+            break  # something never closes (the rest is its inside), or two actions: enough read
+    if len(found) > 1:
+        raise ActionError(
+            f"the action holds more than one action ({found[0]} and {found[1]}); write exactly one "
+            "action for this step (the next step can do the other)"
+        )
+    if found:
+        return found[0]
+    if problems:
+        raise ActionError(problems[0])
+    raise ActionError('write the action as JSON: {"name": "Tap", "arguments": {"x": 540, "y": 1200}}')
+
+
+def _next_call(body: str, position: int, keys: set[str]) -> tuple[str, int, int] | None:
+    """``(name, index of its opening parenthesis, index of the name)`` of the next call of a known
+    action from ``position``, or of a call at the very start of ``body`` (so an unknown name gets its
+    own message)."""
+    for match in _CALL_START.finditer(body, position):
+        if _name_key(match.group(1)) in keys or match.start() == 0:
+            return match.group(1), match.end() - 1, match.start()
+    return None
+
+
+def _json_candidate(body: str, brace: int, shortcuts: Iterable[str]) -> tuple[ActionCall | str, int]:
+    """The action in the JSON object at ``brace`` (or why not) and where reading goes on (-1: never
+    closes)."""
+    end = parsing.balanced_span(body, brace)
+    if end is None:
+        return "the action is not valid JSON (a { is never closed)", -1
+    try:
+        return _call_from_json(parsing.load_json(body[brace:end], "the action JSON"), shortcuts), end
+    except parsing.ReplyProblem as exc:
+        return exc.message, end
+    except ActionError as exc:
+        return str(exc), end
+
+
+def _call_candidate(
+    body: str, call: tuple[str, int, int], shortcuts: Iterable[str]
+) -> tuple[ActionCall | str, int]:
+    """The action written as the call ``call`` (or why not) and where reading goes on (-1: the call
+    never closes, the rest of ``body`` is its arguments)."""
+    written, paren, _ = call
     name = canonical_action_name(written, shortcuts)
-    end = parsing.balanced_span(stripped, paren)
-    inner = stripped[paren + 1 : (end - 1) if end is not None else len(stripped)].strip()
+    end = parsing.balanced_span(body, paren)
+    inner = body[paren + 1 : (end - 1) if end is not None else len(body)].strip()
     if end is None:
         inner = inner.rstrip(")").strip()
+    try:
+        return _call_from_arguments(name, inner), end if end is not None else -1
+    except ActionError as exc:
+        return str(exc), end if end is not None else -1
+
+
+def _call_from_arguments(name: str, inner: str) -> ActionCall:
+    """``name(inner)`` as a call; ``ActionError`` when its arguments cannot be read."""
     try:
         positional, keywords = parsing.parse_call_arguments(inner)
     except parsing.ReplyProblem as exc:
@@ -501,6 +551,8 @@ def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
         if name == OpenApp.name and inner and inner[0] not in "'\"=" and "=" not in inner:
             # the paper writes the app name bare: Open_App(Notes), Open_App(Google Maps)
             return ActionCall(name=name, arguments={"app_name": inner})
+        if name in ATOMIC_ACTIONS and not atomic_argument_names(name) and inner[:1].isalpha():
+            return ActionCall(name=name)  # Back (to close the pop-up): a remark, not arguments
         raise ActionError(f"cannot read the arguments of {name}(...): {inner[:80]!r}") from None
     if positional:
         names = atomic_argument_names(name) if name in ATOMIC_ACTIONS else []

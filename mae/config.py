@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from platformdirs import user_cache_dir, user_data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -164,6 +165,7 @@ class Settings(BaseModel):
                 profile.base_url = base_url
             if key_env:
                 profile.api_key_env = key_env
+        _check_base_url(profile.base_url)
         local = profile.provider in ("vllm", "custom")
         convention = self.coordinates or (family_convention(profile.model) if local else None)
         if convention:
@@ -173,6 +175,21 @@ class Settings(BaseModel):
         if self.max_retry_wait_s is not None:
             calls["max_retry_wait_s"] = self.max_retry_wait_s
         return profile.model_copy(update={k: v for k, v in calls.items() if v is not None})
+
+
+def _check_base_url(url: str) -> None:
+    """``ConfigError`` unless ``url`` is an http(s) address with a host (caught now, not after retries)."""
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        shown = url.strip()[:80]
+        raise ConfigError(
+            f"the base URL {shown!r} is not a web address: write it like http://127.0.0.1:8000/v1 "
+            "(with http:// or https://)"
+        )
 
 
 ENV_FIELDS: dict[str, str] = {

@@ -31,7 +31,7 @@ from mae.device.base import Device
 from mae.device.lock import DeviceLock
 from mae.errors import DeviceError, MaeError
 from mae.events import Event, EventListener
-from mae.execution import execute
+from mae.execution import ExecutionResult, execute
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
 from mae.memory.working import ActionRecord, WorkingMemory
@@ -213,7 +213,6 @@ class _Runner:
         """Run step ``self.step`` from ``screen``; return the screen after it (the next step's s_t)."""
         settings, memory = self.settings, self.memory
         mark = self.stats.mark()
-        perception_s = execution_s = 0.0
 
         decision = self.agent.decide(self, screen)
         if isinstance(decision, Finish):
@@ -255,8 +254,29 @@ class _Runner:
                 on_step_screen=self.step_screen,
             ),
         )
-        after, perception_s = self.look("after")
         record = decision.to_record(self.step, completed=done.completed)
+        try:
+            return self.after_action(decision, record, done, screen, mark, execution_s)
+        except KeyboardInterrupt:  # Ctrl-C after the action ran: it is still a step of the run
+            if not any(kept is record for kept in memory.actions):
+                record.stopped = True
+                record.error = record.error or "interrupted (Ctrl-C) before the step was judged"
+                memory.record(record)
+                self.close_step(mark, 0.0, execution_s)
+            raise
+
+    def after_action(
+        self,
+        decision: OperatorDecision,
+        record: ActionRecord,
+        done: ExecutionResult,
+        screen: Screen,
+        mark: tuple[float, int],
+        execution_s: float,
+    ) -> Screen:
+        """Look at the phone after an executed action, have it judged, and record the step."""
+        memory = self.memory
+        after, perception_s = self.look("after")
         self.writer.record(
             "action",
             self.step,
@@ -415,6 +435,10 @@ class _Runner:
         )
 
 
+MAX_TASK_CHARS = 4000
+"""Longest task accepted (Mobile-Eval-E's longest is under 500 characters)."""
+
+
 def run_task(
     instruction: str,
     *,
@@ -448,6 +472,11 @@ def run_task(
     """
     if not instruction.strip():
         raise MaeError("the task is empty: describe what the phone should do")
+    if len(instruction) > MAX_TASK_CHARS:
+        raise MaeError(
+            f"the task is {len(instruction):,} characters long; describe it in at most {MAX_TASK_CHARS:,} "
+            "(it goes into every prompt of every step)"
+        )
     loop_settings = settings or LoopSettings.model_validate({})
     parts = RunParts(
         device=device,

@@ -39,6 +39,25 @@ EXIT_CODES: dict[ExitReason, int] = {
 }
 """Process exit code of ``python -m mae run`` per exit reason (2 = bad settings or usage)."""
 
+EXIT_TEXT: dict[str, str] = {
+    "finished": "the agent finished the task",
+    "max_steps": "reached the step limit",
+    "consecutive_errors": "too many consecutive errors",
+    "repeated_action": "the same action was repeated too often",
+    "unusable_reply": "a model reply could not be used, even after a correction",
+    "model_error": "the model provider failed",
+    "device_error": "the phone could not be reached",
+    "stopped": "stopped by the user",
+    "rejected": "a sensitive action was rejected",
+    "error": "an error stopped the run",
+}
+"""Readable text of the loop's exit reasons (unknown reasons are shown as they are)."""
+
+
+def exit_text(reason: str) -> str:
+    """Readable text of an exit reason."""
+    return EXIT_TEXT.get(reason, reason.replace("_", " "))
+
 
 class RunTotals(BaseModel):
     """Counts and seconds over a whole run."""

@@ -30,12 +30,17 @@ class Runtime:
     @property
     def backbone(self) -> str:
         """``provider:model`` of the Operator (what the UI and the run summary show)."""
-        profile = self.client.profile("operator")
-        return f"{profile.provider}:{profile.model}"
+        return backbone_of(self.settings)
 
     def close(self) -> None:
         """Release the device."""
         self.device.close()
+
+
+def backbone_of(settings: Settings) -> str:
+    """``provider:model`` of the Operator under ``settings``."""
+    profile = settings.profile_for("operator")
+    return f"{profile.provider}:{profile.model}"
 
 
 def build_client(settings: Settings, api_keys: Mapping[str, str] | None = None) -> ChatClient:

@@ -27,6 +27,8 @@ from typing import Any, Literal
 
 from PIL import Image
 
+from mae.errors import ConfigError
+
 ImageFormat = Literal["jpg", "png"]
 
 
@@ -37,7 +39,8 @@ def slugify(text: str, limit: int = 40) -> str:
 
 
 def new_run_dir(log_dir: Path | str, instruction: str, now: datetime | None = None) -> Path:
-    """Create and return a fresh ``<log_dir>/<timestamp>-<slug>`` directory."""
+    """Create and return a fresh ``<log_dir>/<timestamp>-<slug>`` directory; ``ConfigError`` when the
+    log folder cannot be written."""
     base = Path(log_dir) / f"{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}-{slugify(instruction)}"
     candidate, counter = base, 1
     while True:
@@ -47,6 +50,12 @@ def new_run_dir(log_dir: Path | str, instruction: str, now: datetime | None = No
         except FileExistsError:
             counter += 1
             candidate = base.with_name(f"{base.name}-{counter}")
+        except OSError as exc:
+            reason = exc.strerror or "it cannot be written"
+            raise ConfigError(
+                f"cannot write the run log in {log_dir} ({reason.lower()}): choose a writable folder with "
+                "--log-dir (MAE_LOG_DIR)"
+            ) from None
 
 
 class TrajectoryWriter:

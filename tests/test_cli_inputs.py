@@ -52,6 +52,9 @@ CASES = {
     "profile not UTF-8": ["run", "x", "--profile", "{d}/latin1.toml", *CUSTOM],
     "profile nested": ["run", "x", "--profile", "{d}/nested.toml", *CUSTOM],
     "log dir is a file": ["run", "x", "--log-dir", "{d}/a-file", *CUSTOM],
+    "log dir inside a file": ["run", "x", "--log-dir", "{d}/a-file/runs", *CUSTOM],
+    "base URL not a URL": ["run", "x", *CUSTOM, "--base-url", "notaurl"],
+    "task too long": ["run", "x" * 5000, *CUSTOM, "--log-dir", "{d}/runs"],
     "nested task list": ["run", "--tasks", "{d}/tasks.json", *CUSTOM, "--memory-dir", "{d}/mem"],
     "nested shortcuts": ["memory", "import", "--shortcuts", "{d}/shortcuts.json", "--memory-dir", "{d}/mem"],
     "screenshot extension": ["device", "screenshot", "-o", "{d}/x.xyz", "--device", "virtual"],
@@ -72,3 +75,17 @@ def test_bad_cli_input_is_one_line_and_exit_2(
 def test_type_with_a_lone_surrogate_is_an_action_error() -> None:
     with pytest.raises(ActionError, match="unpaired surrogate"):
         make_atomic("Type", {"text": "caf\udce9"})
+
+
+def test_a_log_folder_that_refuses_writes_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mae.errors import ConfigError
+    from mae.trajectory import new_run_dir
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)  # what a read-only mount answers
+    with pytest.raises(ConfigError, match=r"cannot write the run log in .* \(permission denied\): choose"):
+        new_run_dir(tmp_path / "runs", "Open Notes")

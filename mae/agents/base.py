@@ -158,6 +158,10 @@ def ask(
                 f"the reply could not be read ({_plain(exc)}); answer again with plain text sections and "
                 "ordinary JSON"
             )
+        if problem is not None and reply.cut_off:
+            problem = ReplyProblem(
+                f"it was cut off at the length limit (answer more briefly): {problem.message}", problem.kind
+            )
         turn = AgentTurn(
             agent=name,
             attempt=attempt,

@@ -120,9 +120,10 @@ class ExperienceReport(BaseModel):
         if self.revised:
             parts.append("revised: " + ", ".join(self.revised))
         if self.rejected:
-            parts.append(f"{len(self.rejected)} Shortcut proposal(s) refused")
+            count = len(self.rejected)
+            parts.append(f"{count} Shortcut proposal{'' if count == 1 else 's'} refused")
         if self.problems:
-            parts.append(f"{len(self.problems)} problem(s)")
+            parts.append(f"{len(self.problems)} problem{'' if len(self.problems) == 1 else 's'}")
         return "; ".join(parts)
 
 

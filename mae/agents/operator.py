@@ -137,7 +137,7 @@ def to_screen(call: ActionCall, shortcuts: Mapping[str, Shortcut], mapper: Coord
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
             value = int(value.strip())  # a quoted number is still a coordinate in image pixels
         if isinstance(value, int | float) and not isinstance(value, bool):
-            point = mapper.to_screen(int(value), 0) if axis == "x" else mapper.to_screen(0, int(value))
+            point = mapper.to_screen(round(value), 0) if axis == "x" else mapper.to_screen(0, round(value))
             arguments[name] = point[0] if axis == "x" else point[1]
     return ActionCall(name=call.name, arguments=arguments)
 
@@ -239,7 +239,7 @@ def parse_reply(
     guard: ShortcutGuard | None = None,
 ) -> OperatorDecision:
     """Read ``### Thought ###``, ``### Action ###`` and ``### Description ###`` and validate the action."""
-    sections = require_sections(text, ["Action", "Description"], optional=("Thought",))
+    sections = require_sections(text, ["Action", "Description"], optional=("Thought",), every=("Action",))
     call, screen_call, steps = validate_action(
         sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
     )

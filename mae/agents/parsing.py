@@ -83,6 +83,47 @@ def strip_fence(text: str) -> str:
     return body
 
 
+_REASONING_TAGS = ("think", "thinking", "reasoning")
+_OPEN_TAG = re.compile(r"<(think|thinking|reasoning)>", re.I)
+
+
+def split_reasoning(text: str) -> tuple[str, bool]:
+    """``(answer, cut_off)``: ``text`` without its reasoning blocks (``<think>...</think>``, also
+    ``<thinking>`` and ``<reasoning>``), and whether it ends inside one that never closes.
+
+    Qwen3, QwQ and DeepSeek-R1 write their reasoning first; drafts of the answer inside it are not the
+    answer. A chat template that opens the block itself leaves only its closing tag in the reply:
+    everything before the last closing tag with no opening one is reasoning too.
+    """
+    lowered = text.lower()
+    if "think>" not in lowered and "reasoning>" not in lowered:
+        return text, False
+    for tag in _REASONING_TAGS:
+        closing = lowered.rfind(f"</{tag}>")
+        if closing >= 0 and lowered.rfind(f"<{tag}>", 0, closing) < 0:
+            start = closing + len(tag) + 3
+            text, lowered = text[start:], lowered[start:]
+    pieces: list[str] = []
+    position = 0
+    for match in _OPEN_TAG.finditer(lowered):
+        if match.start() < position:
+            continue  # an opening tag inside a block already dropped
+        pieces.append(text[position : match.start()])
+        closing = lowered.find(f"</{match.group(1)}>", match.end())
+        if closing < 0:
+            return "".join(pieces), True
+        position = closing + len(match.group(1)) + 3
+    pieces.append(text[position:])
+    return "".join(pieces), False
+
+
+def _answer(text: str) -> tuple[str, bool]:
+    """The reply as read for sections: normalised, reasoning dropped, a whole-reply fence removed;
+    and whether it was cut off inside its reasoning."""
+    answer, cut_off = split_reasoning(normalize_reply(text))
+    return _unwrap_whole_reply(answer), cut_off
+
+
 def _unwrap_whole_reply(text: str) -> str:
     """A reply that is one fenced block (```markdown ... ```) without its fence."""
     body = text.strip()
@@ -144,17 +185,25 @@ def extract_sections(text: str, known: Iterable[str] | None = None) -> dict[str,
     Without ``known``, headers are lines starting with ``##`` (any title). With ``known`` section names,
     only those names are headers, in any of the styles models use (``### Plan ###``, ``## Plan``,
     ``**Plan:**``, ``Plan:`` with or without content on the same line), so sub-headings inside a
-    section stay in it. A repeated section keeps its last occurrence.
+    section stay in it. A repeated section keeps its last occurrence (``section_versions`` has all).
     """
+    return {title: versions[-1] for title, versions in section_versions(text, known).items()}
+
+
+def section_versions(text: str, known: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """Like ``extract_sections``, with every occurrence of each section, in the order written."""
+    return _versions(_answer(text)[0], known)
+
+
+def _versions(body: str, known: Iterable[str] | None) -> dict[str, list[str]]:
     names = frozenset(normalize_header(name) for name in known) if known is not None else None
-    body = _unwrap_whole_reply(normalize_reply(text))
-    found: dict[str, str] = {}
+    found: dict[str, list[str]] = {}
     title: str | None = None
     lines: list[str] = []
 
     def close() -> None:
         if title is not None:
-            found[title] = _clean_section("\n".join(lines))
+            found.setdefault(title, []).append(_clean_section("\n".join(lines)))
 
     for line in body.split("\n"):
         header = _header(line, names)
@@ -177,13 +226,31 @@ def _clean_section(content: str) -> str:
     return content
 
 
-def require_sections(text: str, required: list[str], optional: tuple[str, ...] = ()) -> dict[str, str]:
-    """The sections of ``text``; ``ReplyProblem`` naming every required section missing or empty."""
+def require_sections(
+    text: str, required: list[str], optional: tuple[str, ...] = (), *, every: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """The sections of ``text``; ``ReplyProblem`` naming every required section missing or empty.
+
+    A repeated section keeps its last occurrence, except those named in ``every``: all their non-empty
+    occurrences are kept, joined by blank lines (an action written twice must be read twice, so that
+    two different actions are refused rather than one picked).
+    """
     wanted = [*required, *optional]
-    if not _unwrap_whole_reply(normalize_reply(text)).strip():
+    body, cut_off = _answer(text)
+    if cut_off:
+        raise ReplyProblem(
+            "the reply stopped inside its <think> reasoning, before the answer (it was cut off); reason "
+            "briefly, close the reasoning, then write the sections"
+        )
+    if not body.strip():
         layout = " ".join(f"### {name} ###" for name in wanted)
         raise ReplyProblem(f"the reply was empty; write each section under its header: {layout}")
-    found = extract_sections(text, wanted)
+    versions = _versions(body, wanted)
+    every_key = {normalize_header(name) for name in every}
+    found = {
+        title: "\n\n".join(v for v in texts if v) if title in every_key else texts[-1]
+        for title, texts in versions.items()
+    }
     if not found:
         layout = " ".join(f"### {name} ###" for name in wanted)
         raise ReplyProblem(f"the reply has no sections; write each section under its header: {layout}")
@@ -234,12 +301,17 @@ _SECOND_OUTCOME = re.compile(
 )
 
 
+_ARTICLE = re.compile(r" +(?!(?:successful|success|succeeded|partial|partially|ok|okay)\b)[a-z]")
+"""After an ``A``: a lower-case word that makes it the article of a sentence (``A new page opened``)."""
+
+
 def parse_outcome(text: str) -> Outcome:
     """The outcome letter: exactly one of A, B or C at the start of the section.
 
     Read: ``A``, ``a``, ``(A)``, ``**B**: wrong page``, ``Outcome: C``, ``Option A``, and an explanation
     that mentions other capitals (``B. Failed: A popup appeared``). Refused: ``A, B``, ``A or B``,
-    ``A (or maybe B)``, ``A/B``, ``D`` and words that are not a letter.
+    ``A (or maybe B)``, ``A/B``, ``D``, words that are not a letter, and a sentence whose first word is
+    the article (``A new page opened, so: B``).
     """
     first_line = normalize_reply(text).strip().split("\n", 1)[0][:300]
     original = first_line.replace("*", "").replace("`", "")
@@ -254,13 +326,19 @@ def parse_outcome(text: str) -> Outcome:
             "### Outcome ### must name one outcome only: write just one letter (A, B or C), "
             f"not {first_line.strip()[:80]!r}"
         )
+    if match.group(1) in "Aa" and _ARTICLE.match(original[match.end() :]):
+        raise ReplyProblem(
+            "### Outcome ### must start with the outcome letter alone (A, B or C), then the explanation "
+            f"(e.g. 'B. Failed: wrong page'), not the sentence {first_line.strip()[:80]!r}"
+        )
     return match.group(1).upper()  # type: ignore[return-value]
 
 
 def parse_yes_no(text: str, section: str = "Verdict") -> bool:
     """``Yes`` or ``No`` at the start of ``text`` (``Verdict: Yes``, ``**No** - ...`` read too).
 
-    Refused: ``Yes or No``, ``Yes/No``, ``Maybe`` and anything not starting with one of the two words.
+    Refused: ``Yes or No``, ``Yes/No``, ``Maybe``, a line that starts with one and ends with the other
+    (``Yes, but the box has text, so no``) and anything not starting with one of the two words.
     """
     first_line = normalize_reply(text).strip().split("\n", 1)[0][:300]
     tokens = _words(first_line.lower())
@@ -272,6 +350,11 @@ def parse_yes_no(text: str, section: str = "Verdict") -> bool:
     rest = tokens[index + 1 : index + 4]
     if rest and rest[0] in ("or", "/", "|") and any(word in ("yes", "no") for word in rest[1:]):
         raise ReplyProblem(f"### {section} ### must be one answer: write Yes or write No, not both")
+    if len(tokens) > index + 1 and tokens[-1] in ("yes", "no") and tokens[-1] != tokens[index]:
+        raise ReplyProblem(
+            f"### {section} ### must be one answer: it starts with {tokens[index].title()} and ends with "
+            f"{tokens[-1].title()}; write just one of them first"
+        )
     return tokens[index] == "yes"
 
 
@@ -284,12 +367,16 @@ _DONE_SENTENCES = (
 )
 
 
+_NOT_YET = (["no"], ["not"], ["nope"], ["wait"], ["almost"], ["nearly"])
+
+
 def is_finished(subgoal: str) -> bool:
     """Whether the Manager's subgoal says the whole task is done.
 
     ``Finished`` at the start followed by nothing or punctuation (``Finished: the note is saved``,
     ``Finished - ...``, ``Finished, ...``, ``Finished (...)``), or as the last sentence
-    (``All subgoals completed. Finished.``), but not ``Finished the search, now ...``. Only the first
+    (``All subgoals completed. Finished.``), but not ``Finished the search, now ...``, ``Finished? Not
+    yet ...`` or ``Finished: no, ...``. Only the first
     line counts: a model's sign-off after the subgoal is not part of it.
     """
     text = normalize_reply(subgoal).strip().split("\n", 1)[0]  # prose after the subgoal is not it
@@ -297,6 +384,8 @@ def is_finished(subgoal: str) -> bool:
     lowered = text.lower()
     if lowered.startswith("finished"):
         after = lowered[len("finished") :]
+        if after.lstrip().startswith("?") or _words(after)[:1] in _NOT_YET:
+            return False  # Finished? Not yet... / Finished: no, ...
         if not after or not (after[0].isalnum() or (after[0] == " " and after.strip()[:1].isalnum())):
             return True
     sentences = [s for s in re.split(r"[.!\n]", lowered[-400:]) if s.strip()]

@@ -84,7 +84,10 @@ class RunContext(Protocol):
 def require(result: AgentResult[M], agent: str) -> M:
     """The parsed value of ``result``; ``RunExit(UNUSABLE_REPLY)`` naming ``agent`` when there is none."""
     if result.value is None:
-        raise RunExit(ExitReason.UNUSABLE_REPLY, f"{agent}: {result.problem}")
+        said = " ".join((result.turns[-1].raw if result.turns else "").split())
+        shown = f"“{said[:120]}…”" if len(said) > 120 else f"“{said}”" if said else "nothing"
+        message = f"{agent}: {result.problem} (the model's last reply: {shown})"
+        raise RunExit(ExitReason.UNUSABLE_REPLY, message)
     return result.value
 
 

@@ -141,6 +141,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from mae.eval.report import write_reports
     from mae.eval.runner import EvalRunner, write_options
     from mae.eval.tasks import load_eval_tasks, select_tasks
+    from mae.runtime import backbone_of
 
     base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
     folder = args.out or Path(base.log_dir) / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
@@ -163,6 +164,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             **_role_overrides(args.role_model),
         },
     )
+    if args.resume and options.backbone and backbone_of(settings) != options.backbone:
+        raise ConfigError(
+            f"{folder} was run with the backbone {options.backbone}, not {backbone_of(settings)}: resume it "
+            "with the same --backbone, --model and --base-url, or choose a new --out"
+        )
     runtime = build_runtime(settings)
     stop = threading.Event()
     try:

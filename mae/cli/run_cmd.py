@@ -143,7 +143,7 @@ class StepPrinter:
         data, line = event.data, None
         next_step = event.type == "stage_started" and event.step != self.timed_step
         if self.seconds and (event.type == "run_finished" or next_step):
-            self._print("  time: " + "  ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items()), event.type)
+            self._print("  time: " + "  ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items()), "timing")
             self.seconds = {}
         if event.type == "run_started":
             line = f"task: {data['task']}\ndevice: {data['device']}  backbone: {data['backbone']}"
@@ -171,9 +171,10 @@ class StepPrinter:
             totals = data["totals"]
             status = "finished" if data["finished"] else "stopped"
             line = (
-                f"{status}: {data['exit_reason']} {data.get('message', '')}\n"
-                f"{data['steps']} steps in {data['seconds']:.1f} s; {totals['model_calls']} model calls, "
-                f"{totals['input_tokens']} input tokens, {totals['images']} images\nlog: {data['run_dir']}"
+                f"{status}: {_stop_text(data)}\n"
+                f"{_count(data['steps'], 'step')} in {data['seconds']:.1f} s; "
+                f"{_count(totals['model_calls'], 'model call')}, {totals['input_tokens']} input tokens, "
+                f"{_count(totals['images'], 'image')}\nlog: {data['run_dir']}"
             )
         if line is not None:
             self._print(line, event.type)
@@ -181,6 +182,20 @@ class StepPrinter:
     def _print(self, line: str, event_type: str) -> None:
         if not self.quiet or event_type == "run_finished":
             print(line, file=self.out or sys.stdout, flush=True)
+
+
+def _stop_text(data: dict[str, Any]) -> str:
+    """Why the run ended, readable, with the loop's message when it adds something."""
+    from mae.results import exit_text
+
+    reason, message = data["exit_reason"], str(data.get("message") or "").strip()
+    if data.get("finished"):
+        return message or exit_text(reason)
+    return f"{exit_text(reason)} ({reason})" + (f": {message}" if message else "")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _short(text: str, limit: int = 100) -> str:

@@ -213,8 +213,7 @@ class EvalRunner:
         return [(k, name, group) for k in range(self.options.repeat) for name, group in groups.items()]
 
     def run(self) -> list[TaskRecord]:
-        has_results = (self.folder / RESULTS_FILE).exists()
-        done = {r.key for r in read_results(self.folder)} if has_results else set()
+        done = {r.key for r in self._results()}
         todo = sum(task_key(t.task_id, k) not in done for k, _, group in self.plan() for t in group)
         total_all = self.options.repeat * len(self.tasks)
         if done:
@@ -228,7 +227,7 @@ class EvalRunner:
                 if key in done:
                     continue
                 if self.stop_event.is_set():
-                    return read_results(self.folder)
+                    return self._results()
                 eta = ""
                 if finished_now:
                     left = (time.monotonic() - started) / finished_now * (todo - finished_now)
@@ -236,14 +235,18 @@ class EvalRunner:
                 self.progress(f"[{finished_now + 1}/{todo}{eta}] {key}: {task.instruction[:70]}")
                 future = [t.instruction for t in group[order + 1 :]]
                 record = self._run_one(task, repeat, order, session, between, future)
-                if record is None:  # interrupted: not recorded, so it reruns on --resume
-                    self.progress(f"{key} was interrupted; rerun with --resume to finish the eval")
-                    return read_results(self.folder)
+                if record is None:  # interrupted: not recorded, so it reruns on resume
+                    self.progress(f"{key} was interrupted; it is not recorded and runs again on resume")
+                    return self._results()
                 append_result(self.folder, record)
                 finished_now += 1
                 score = f"SS {record.curve[-1] * 100:.0f}%" if record.grader == "code" else "to be judged"
                 self.progress(f"  {key}: {record.exit_reason.value}, {len(record.actions)} steps, {score}")
-        return read_results(self.folder)
+        return self._results()
+
+    def _results(self) -> list[TaskRecord]:
+        """The records so far (none when no task has finished yet)."""
+        return read_results(self.folder) if (self.folder / RESULTS_FILE).exists() else []
 
     def _session(self, repeat: int, scenario: str) -> MemorySession:
         settings = self.runtime.settings

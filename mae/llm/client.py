@@ -70,6 +70,8 @@ class ChatReply:
     text: str
     record: CallRecord
     image_sizes: list[tuple[int, int]] = field(default_factory=list)
+    cut_off: bool = False
+    """The reply stopped at the length limit (``finish_reason`` ``length``): it may be incomplete."""
 
 
 ProfileSource = ModelProfile | Callable[[str], ModelProfile]
@@ -158,7 +160,9 @@ class ChatClient:
                     max_tokens=max_tokens or profile.max_tokens,
                     extra_headers={ROLE_HEADER: role},
                 )
-                text, input_tokens, output_tokens = _read_response(response)
+                text, cut_off, input_tokens, output_tokens = _read_response(
+                    response, max_tokens or profile.max_tokens
+                )
             except ModelAuthError as exc:
                 self._record(role, profile, started, attempt, image_count, error=exc)
                 raise
@@ -178,7 +182,7 @@ class ChatClient:
                 input_tokens=input_tokens,
                 output_tokens=output_tokens,
             )
-            return ChatReply(text=text, record=record, image_sizes=sizes)
+            return ChatReply(text=text, record=record, image_sizes=sizes, cut_off=cut_off)
 
     def _payload(
         self, profile: ModelProfile, messages: Sequence[Message]
@@ -249,27 +253,51 @@ class ChatClient:
         }
 
 
-def _read_response(response: Any) -> tuple[str, int, int]:
-    """Text and token counts of a chat completion; ``ModelResponseError`` when there is no text.
+def _read_response(response: Any, max_tokens: int) -> tuple[str, bool, int, int]:
+    """Text, whether it stopped at the length limit, and token counts of a chat completion.
 
-    Token counts are informative only: a missing or malformed ``usage`` counts as 0, never an error.
+    A reply with no text raises: ``ModelRequestError`` (not retried, the same request would get the same
+    answer) when the model used its whole length budget before writing text, refused, or called a tool;
+    ``ModelResponseError`` (retried) otherwise. Token counts are informative only: a missing or
+    malformed ``usage`` counts as 0, never an error.
     """
     choices = getattr(response, "choices", None)
     if not choices or not isinstance(choices, list):
         raise ModelResponseError("the model's reply has no choices (not a chat completion)")
-    message = getattr(choices[0], "message", None)
+    choice = choices[0]
+    message = getattr(choice, "message", None)
     if message is None:
         raise ModelResponseError("the model's reply has a choice without a message")
+    cut_off = getattr(choice, "finish_reason", None) == "length"
     content = getattr(message, "content", None)
-    if isinstance(content, list):  # content parts: keep the text ones
-        content = "".join(
+    if isinstance(content, list):  # content parts: keep the text ones, each on its own line
+        content = "\n".join(
             str(part.get("text", "")) if isinstance(part, dict) else str(getattr(part, "text", "") or "")
             for part in content
         )
-    if content is None or not isinstance(content, str):
-        raise ModelResponseError("the model's reply has no text content")
+    if content is None or not isinstance(content, str) or (not content.strip() and cut_off):
+        raise _no_text(message, cut_off, max_tokens)
     usage = getattr(response, "usage", None)
-    return content, _count(getattr(usage, "prompt_tokens", 0)), _count(getattr(usage, "completion_tokens", 0))
+    tokens = _count(getattr(usage, "prompt_tokens", 0)), _count(getattr(usage, "completion_tokens", 0))
+    return content, cut_off, *tokens
+
+
+def _no_text(message: Any, cut_off: bool, max_tokens: int) -> ModelError:
+    """Why a reply has no text, as the error to raise."""
+    if cut_off:
+        return ModelRequestError(
+            f"the model used its whole reply length ({max_tokens} tokens) before writing an answer, most "
+            "likely on its reasoning: raise max_tokens for this role, or lower the model's reasoning effort"
+        )
+    refusal = getattr(message, "refusal", None)
+    if isinstance(refusal, str) and refusal.strip():
+        return ModelRequestError(f"the model refused to answer: {' '.join(refusal.split())[:200]!r}")
+    if getattr(message, "tool_calls", None):
+        return ModelRequestError(
+            "the model answered with a tool call instead of text; mae sends no tools, so turn off forced "
+            "tool use (tool_choice) on the server"
+        )
+    return ModelResponseError("the model's reply has no text content")
 
 
 def _count(value: Any) -> int:

@@ -97,6 +97,12 @@ def resolve_key(
     env = profile.api_key_env
     if env is None:
         return "EMPTY"
+    if not env.strip():
+        raise ModelAuthError(
+            f"the name of the API key variable for {profile.provider} ({profile.model}) is empty: name the "
+            "environment variable that holds the key, such as OPENAI_API_KEY, or leave it out for a server "
+            "without a key"
+        )
     typed = (session_keys.get(env) or "").strip()
     if typed:
         return typed

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -124,6 +125,11 @@ class MemoryStore:
         self.warnings: list[str] = []
         """Problems met by the latest read (unreadable snapshots skipped, bad history lines)."""
 
+    @property
+    def _shell_directory(self) -> str:
+        """The memory folder as a shell argument (for the commands a message suggests)."""
+        return shlex.quote(str(self.directory))
+
     # ------------------------------------------------------------------ reading
 
     def versions(self) -> list[int]:
@@ -194,14 +200,15 @@ class MemoryStore:
                 self._warn(
                     f"{'; '.join(problems)}. Using version {version} instead; the unreadable file(s) are "
                     f"kept in {self.versions_dir}: repair or remove them, or run `python -m mae memory "
-                    f"rollback {version}` to confirm this version"
+                    f"rollback {version} --memory-dir {self._shell_directory}` to confirm this version"
                 )
             return state
         raise MemoryStoreError(
             f"no readable memory version in {self.versions_dir} ({len(numbers)} unreadable: "
             f"{'; '.join(problems[:3])}). "
-            "Restore a backup of that folder, or run `python -m mae memory reset` to start again from the "
-            "initial Tips and Shortcuts (the unreadable files are kept)"
+            "Restore a backup of that folder, or run `python -m mae memory reset --memory-dir "
+            f"{self._shell_directory}` to start again from the initial Tips and Shortcuts (the unreadable "
+            "files are kept)"
         )
 
     def load_version(self, version: int) -> MemoryState:

@@ -33,6 +33,20 @@ class FakeReply:
     trickle_s: float = 0.0
     """Seconds between body bytes (a server that keeps a connection alive without finishing)."""
 
+    @classmethod
+    def message(cls, message: dict[str, Any], finish_reason: str = "stop") -> FakeReply:
+        """A completion whose assistant message is ``message`` as given (``content`` None or a list of
+        parts, ``refusal``, ``tool_calls``, ``reasoning_content``), ending for ``finish_reason``."""
+        choice = {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish_reason}
+        body = {
+            "id": "chatcmpl-fake-raw",
+            "object": "chat.completion",
+            "model": "fake",
+            "choices": [choice],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2048, "total_tokens": 2058},
+        }
+        return cls(body=json.dumps(body))
+
 
 @dataclass
 class RecordedRequest:
@@ -255,7 +269,11 @@ def main() -> None:
     args = parser.parse_args()
     with open(args.script, encoding="utf-8") as handle:
         data = json.load(handle)
-    server = FakeModelServer(data) if isinstance(data, list) else FakeModelServer(by_role=data)
+    server = (
+        FakeModelServer(data, port=args.port)
+        if isinstance(data, list)
+        else FakeModelServer(by_role=data, port=args.port)
+    )
     print(f"serving on {server.base_url}", flush=True)
     server._server.serve_forever()
 

@@ -90,7 +90,7 @@ def start_eval(
     settings = Settings.model_validate(data)
     absent = missing_keys(settings, {}, os.environ)
     if absent:
-        raise MaeError(f"no API key for {', '.join(absent)}: set the environment variable on the server")
+        raise MaeError(f"no API key: set {' and '.join(absent)} on the server")
     if backend.pool.busy("virtual"):
         raise DeviceBusyError("the virtual phone is busy with a run: wait for it to finish or stop it")
     device = backend.pool.get("virtual")

@@ -19,7 +19,7 @@ from PIL import Image
 
 from mae.ui.history import Grade, RunReplay, grade_of, load_replay, summary_markdown
 from mae.ui.style import CSS
-from mae.ui.views import as_dict, exit_text, step_html
+from mae.ui.views import step_html
 
 PAGE_CSS = """
 :root { --body-text-color-subdued: #6b7280; --border-color-primary: #e5e7eb;
@@ -125,9 +125,7 @@ def render_html(replay: RunReplay) -> str:
                 f'<div class="mae-timeline">{step_html(replay.steps[index])}</div></section>'
             )
     grade = grade_of(info.path)
-    totals = as_dict(replay.summary.get("totals"))
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.started)) if info.started else ""
-    reason = info.exit_reason or info.status
     meta = _markdown_line(summary_markdown(replay))
     title = html.escape(info.task[:80] or info.path.name)
     message = html.escape(str(replay.summary.get("message") or ""))
@@ -135,9 +133,8 @@ def render_html(replay: RunReplay) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'
         f"<style>{PAGE_CSS}{CSS}</style></head><body>"
-        f'<h1>Mobile-Agent-E run</h1><div class="mae-meta">{meta}<br>{html.escape(when)} · '
-        f"{html.escape(exit_text(reason))}{' · ' + message if message else ''} · "
-        f"{int(totals.get('model_calls') or 0)} model calls</div>"
+        f'<h1>Mobile-Agent-E run</h1><div class="mae-meta">{meta}<br>{html.escape(when)}'
+        f"{' · ' + message if message else ''}</div>"
         f"{_grade_html(grade) if grade is not None else ''}"
         f'<main id="mae-run-steps">{"".join(rows)}</main></body></html>'
     )

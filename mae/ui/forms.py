@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from mae.config import RoleModel, Settings
 from mae.errors import ConfigError
-from mae.llm.providers import AGENT_ROLES, PRESETS
+from mae.llm.providers import AGENT_ROLES, PRESETS, ModelProfile
 
 CUSTOM = "custom"
 SAME = "(same as main)"
@@ -67,6 +67,15 @@ class RunForm(BaseModel):
         return f"RunForm(task={self.task!r}, device={self.device!r}, backbone={self.backbone!r})"
 
     __str__ = __repr__
+
+
+def call_defaults(settings: Settings) -> tuple[float, int]:
+    """The model call timeout (s) and retries the form starts with: the server's global settings, else
+    the provider defaults. (An empty number field sends 0, so the form shows the real values.)"""
+    fields = ModelProfile.model_fields
+    timeout = settings.timeout_s if settings.timeout_s is not None else fields["timeout_s"].default
+    retries = settings.max_retries if settings.max_retries is not None else fields["max_retries"].default
+    return float(timeout), int(retries)
 
 
 def settings_from_form(base: Settings, form: RunForm) -> Settings:

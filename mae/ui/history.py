@@ -17,7 +17,8 @@ from typing import Any
 
 from PIL import Image
 
-from mae.ui.views import StageRecord, StepRecord, as_dict, exit_text, step_html
+from mae.results import exit_text
+from mae.ui.views import StageRecord, StepRecord, as_dict, counted, step_html
 
 _FRAME = re.compile(r"^step_(\d{3,})_(before|after)(?:_(\d+))?\.(jpg|jpeg|png)$")
 ROLE_STAGES = {
@@ -331,8 +332,9 @@ def summary_markdown(replay: RunReplay) -> str:
     tokens = int(_number(totals.get("input_tokens"))) + int(_number(totals.get("output_tokens")))
     reason = info.exit_reason or info.status
     return (
-        f"**Task:** {info.task}\n\n**Exit:** {exit_text(reason)} (`{reason}`) · {info.steps} steps · "
-        f"{info.seconds:.1f} s · {calls} model calls · {tokens} tokens · `{info.path.name}`"
+        f"**Task:** {info.task}\n\n**Exit:** {exit_text(reason)} (`{reason}`) · "
+        f"{counted(info.steps, 'step')} · {info.seconds:.1f} s · {counted(calls, 'model call')} · "
+        f"{tokens} tokens · `{info.path.name}`"
     )
 
 

@@ -42,7 +42,8 @@ class MemoryView:
     warnings: list[str]
 
     def header(self) -> str:
-        text = f"**Long-term memory** · version {self.version} · {len(self.shortcut_rows)} Shortcuts"
+        count = len(self.shortcut_rows)
+        text = f"**Long-term memory** · version {self.version} · {count} Shortcut{'' if count == 1 else 's'}"
         for warning in self.warnings:
             text += f"\n\n⚠ {warning}"
         return text

@@ -23,7 +23,7 @@ from mae.config import Settings
 from mae.device.base import Device
 from mae.errors import ConfigError, DeviceBusyError, DeviceError
 from mae.events import Event
-from mae.loop import PerceptorLike
+from mae.loop import MAX_TASK_CHARS, PerceptorLike
 from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
 from mae.perception.a11y import TreeSource
 from mae.perception.elements import Perception
@@ -152,6 +152,10 @@ class Backend:
         task = form.task.strip()
         if not task:
             raise ConfigError("type a task first, e.g. “Open Notes and write a shopping list”")
+        if len(task) > MAX_TASK_CHARS:
+            raise ConfigError(
+                f"the task is {len(task):,} characters long; describe it in at most {MAX_TASK_CHARS:,}"
+            )
         self.check_device_allowed(form.device)
         settings = settings_from_form(self.settings, form)
         self.perceptor(settings)  # built once (OCR models load here): a broken install fails now, clearly

@@ -15,6 +15,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from mae.events import Event
+from mae.results import exit_text
 from mae.ui.text import readable
 
 Box = tuple[str, tuple[int, int, int, int]]
@@ -86,20 +87,6 @@ OUTCOME_TEXT: dict[str, str] = {
     "B": "B — wrong page; needs to go back",
     "C": "C — no change on the screen",
 }
-
-EXIT_TEXT: dict[str, str] = {
-    "finished": "the agent finished the task",
-    "max_steps": "reached the step limit",
-    "consecutive_errors": "too many consecutive errors",
-    "repeated_action": "the same action was repeated too often",
-    "unusable_reply": "a model reply could not be used, even after a correction",
-    "model_error": "the model provider failed",
-    "device_error": "the phone could not be reached",
-    "stopped": "stopped by the user",
-    "rejected": "a sensitive action was rejected",
-    "error": "an error stopped the run",
-}
-"""Readable text of the loop's exit reasons (unknown reasons are shown as they are)."""
 
 
 @dataclass
@@ -468,13 +455,9 @@ def progress_html(view: RunView) -> str:
     )
 
 
-def _count(number: int, noun: str) -> str:
+def counted(number: int, noun: str) -> str:
+    """``1 step``, ``2 steps``."""
     return f"{number} {noun}" + ("" if number == 1 else "s")
-
-
-def exit_text(reason: str) -> str:
-    """Readable text of an exit reason."""
-    return EXIT_TEXT.get(reason, reason.replace("_", " "))
 
 
 def status_markdown(view: RunView, now: float | None = None) -> str:
@@ -499,8 +482,9 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
     seconds = float(data.get("seconds") or 0.0)
     steps = executed_steps(view)
     text = (
-        f"**{icon}:** {exit_text(reason)} (`{reason}`) · {_count(steps, 'step')} · {seconds:.1f} s · "
-        f"{_count(calls, 'model call')} · {tokens_in + tokens_out} tokens ({tokens_in} in / {tokens_out} out)"
+        f"**{icon}:** {exit_text(reason)} (`{reason}`) · {counted(steps, 'step')} · {seconds:.1f} s · "
+        f"{counted(calls, 'model call')} · {tokens_in + tokens_out} tokens "
+        f"({tokens_in} in / {tokens_out} out)"
     )
     if view.current_stage == "experience":
         text += "\n\nUpdating the long-term memory (Experience Reflectors)…"

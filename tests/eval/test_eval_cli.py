@@ -103,7 +103,11 @@ def test_eval_cli_virtual_writes_results_reports_and_plots(
 
 
 def test_eval_cli_resume_finishes_only_what_was_left(
-    phone: VirtualPhone, fake_server: FakeModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    phone: VirtualPhone,
+    fake_server: FakeModelServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     tasks = two_short_tasks()
     agent = ReferenceAgent()
@@ -130,6 +134,10 @@ def test_eval_cli_resume_finishes_only_what_was_left(
     monkeypatch.setattr(eval_runner, "run_task", real_run_task)
     assert main(cli(fake_server, out, "--suite", "virtual:basic", "--tasks", ids)) == 2  # needs --resume
     assert main(cli(fake_server, out, "--resume", "--setting", "evolution")) == 2  # other options
+    other_model = [*cli(fake_server, out, "--resume")]
+    other_model[other_model.index("fake-vlm")] = "another-vlm"
+    assert main(other_model) == 2  # another backbone would mix two models in one report
+    assert "was run with the backbone custom:fake-vlm, not custom:another-vlm" in capsys.readouterr().err
     started = [r for r in agent.requests if r.role == "manager" and "name the first subgoal" in r.text]
     before = len(started)
     assert main(cli(fake_server, out, "--resume")) == 0
@@ -140,6 +148,36 @@ def test_eval_cli_resume_finishes_only_what_was_left(
     records = read_results(out)
     assert [r.task_id for r in records] == [t.task_id for t in tasks]
     assert all(r.finished for r in records)
+
+
+def test_eval_cli_stopped_in_its_first_task_says_nothing_finished(
+    phone: VirtualPhone,
+    fake_server: FakeModelServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tasks = two_short_tasks()
+    fake_server.responder = ReferenceAgent()
+    real_run_task: Callable[..., Any] = eval_runner.run_task
+
+    def interrupted(instruction: str, **kw: Any) -> Any:
+        listener = kw["listener"]
+
+        def breaking(event: Any) -> None:
+            listener(event)
+            if event.type == "action":
+                raise KeyboardInterrupt  # Ctrl-C during the very first task
+
+        return real_run_task(instruction, **{**kw, "listener": breaking})
+
+    monkeypatch.setattr(eval_runner, "run_task", interrupted)
+    out = tmp_path / "eval"
+    ids = ",".join(t.task_id for t in tasks)
+    assert main(cli(fake_server, out, "--suite", "virtual:basic", "--tasks", ids)) == 130
+    err = capsys.readouterr().err
+    assert "no task finished, so there is nothing to report yet" in err
+    assert "not an eval folder" not in err and "runs again on resume" in err
 
 
 def test_eval_compare_puts_two_folders_side_by_side(

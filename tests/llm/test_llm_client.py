@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
 import pytest
 from PIL import Image
 
@@ -169,3 +175,62 @@ def test_error_messages_never_show_credentials_in_the_url() -> None:
     with pytest.raises(ModelProviderError) as info:
         client.complete("manager", [Message("user", "x")])
     assert "sk-secret" not in str(info.value)
+
+
+TOOL_CALL = {"id": "1", "type": "function", "function": {"name": "tap", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize(
+    ("message", "finish_reason", "words"),
+    [
+        # Qwen3 on vLLM with a reasoning parser, out of tokens while still reasoning
+        ({"content": None, "reasoning_content": "Let me think..."}, "length", "whole reply length (2048"),
+        ({"content": "  \n"}, "length", "whole reply length"),
+        ({"content": None, "refusal": "I can't help with that."}, "stop", "refused to answer: \"I can't"),
+        ({"content": None, "tool_calls": [TOOL_CALL]}, "tool_calls", "tool call instead of text"),
+    ],
+)
+def test_a_reply_without_text_says_why_and_is_not_retried(
+    fake_server: FakeModelServer, message: dict[str, object], finish_reason: str, words: str
+) -> None:
+    fake_server.add(FakeReply.message(message, finish_reason))
+    client, sleeps = make_client(fake_server)
+    with pytest.raises(ModelRequestError) as caught:
+        client.complete("operator", [Message("user", "x")])
+    assert words in str(caught.value)
+    assert sleeps == [] and len(fake_server.requests) == 1  # the same request would get the same answer
+
+
+def test_a_reply_without_text_for_no_known_reason_is_retried(fake_server: FakeModelServer) -> None:
+    fake_server.add(FakeReply.message({"content": None}), "### Thought ###\nok")
+    client, sleeps = make_client(fake_server)
+    assert client.complete("operator", [Message("user", "x")]).text == "### Thought ###\nok"
+    assert len(sleeps) == 1
+
+
+def test_content_parts_are_joined_by_lines_and_a_cut_reply_is_marked(fake_server: FakeModelServer) -> None:
+    parts = [{"type": "text", "text": "The screen is visible."}, {"type": "text", "text": "### Action ###"}]
+    cut = FakeReply.message({"content": "### Action ###\nTap(5"}, "length")
+    fake_server.add(FakeReply.message({"content": parts}), cut)
+    client, _ = make_client(fake_server)
+    first = client.complete("operator", [Message("user", "x")])
+    assert first.text == "The screen is visible.\n### Action ###" and not first.cut_off
+    assert client.complete("operator", [Message("user", "x")]).cut_off
+
+
+def test_fake_server_command_listens_on_the_port_asked(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = tmp_path / "replies.json"
+    script.write_text('["### Thought ###\\nok"]', encoding="utf-8")
+    command = [sys.executable, "-m", "mae.testing.fake_model_server", str(script), "--port", str(port)]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().strip() == f"serving on http://127.0.0.1:{port}/v1"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=10) as response:
+            assert response.status == 200
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

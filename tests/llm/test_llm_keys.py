@@ -79,3 +79,10 @@ def test_demo_form_gives_a_typed_base_url_no_server_key() -> None:
 
 def test_urls_are_redacted() -> None:
     assert redact_url("https://user:sk-123@host.example/v1?api-key=sk-456") == "https://host.example/v1"
+
+
+@pytest.mark.parametrize("env", ["", "   "])
+def test_a_blank_key_variable_name_is_named_as_the_problem(env: str) -> None:
+    with pytest.raises(ModelAuthError, match=r"name of the API key variable .* is empty") as caught:
+        keys.resolve_key(profile("https://api.openai.com/v1", env), {}, ENV)
+    assert "set the environment variable ," not in str(caught.value)

@@ -46,7 +46,8 @@ def test_loop_cli_run_prints_steps_and_exits_zero(
     out = capsys.readouterr().out
     assert "step 1/40  subgoal: Open Notes" in out
     assert 'action: Open_App("Notes")' in out and "outcome: A" in out
-    assert re.search(r"finished: finished .*\n1 steps in [\d.]+ s; 5 model calls", out)
+    finished = r"finished: the Manager judged the task finished\n1 step in [\d.]+ s; 5 model calls"
+    assert re.search(finished, out)
     assert cli_phone.screen_name == "Notes/list"
     assert len(list((tmp_path / "runs").iterdir())) == 1
 
@@ -60,7 +61,8 @@ def test_loop_cli_exit_code_tells_the_reason(
     )
     assert main(cli(fake_server, tmp_path, "--max-steps", "2", "--quiet")) == 3
     out = capsys.readouterr().out
-    assert "stopped: max_steps" in out and "step 1/" not in out
+    assert "stopped: reached the step limit (max_steps)" in out and "step 1/" not in out
+    assert "time:" not in out  # --quiet prints the result only
 
 
 def test_loop_cli_refuses_sensitive_action_without_a_terminal(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import threading
+from pathlib import Path
 from typing import Any
 
 from conftest import RunFn
@@ -255,3 +257,34 @@ def test_loop_a_crash_keeps_the_trajectory(
     # the device was released despite the crash
     fake_server.add("### Plan ###\n1. x\n### Current Subgoal ###\nFinished", role="manager")
     assert run("Again")[0].finished
+
+
+def test_loop_a_reply_cut_off_at_the_length_limit_says_so(run: RunFn, fake_server: FakeModelServer) -> None:
+    cut = FakeReply.message({"content": "### Plan ###\n1. Open Notes\n2. Type the"}, "length")
+    fake_server.add(cut, cut, role="manager")
+    result, _events = run("Open Notes")
+    assert result.exit_reason is ExitReason.UNUSABLE_REPLY
+    correction = fake_server.requests_for("manager")[1].body["messages"][2]["content"]
+    assert "cut off at the length limit (answer more briefly)" in correction
+    assert "Current Subgoal" in correction
+    # the user sees which agent, why, and what the model said
+    assert result.message.startswith("Manager: it was cut off at the length limit")
+    assert "the model's last reply: “### Plan ### 1. Open Notes 2. Type the”" in result.message
+
+
+def test_loop_ctrl_c_after_an_action_ran_keeps_it_as_a_step(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script([Step("Go home", HOME)], finish=False)
+
+    def interrupt(event: Event) -> None:
+        if event.type == "stage_started" and event.data.get("stage") == "reflector":
+            raise KeyboardInterrupt  # Ctrl-C while the Action Reflector is being asked
+
+    result, events = run("Go home", listener=interrupt)
+    assert result.exit_reason is ExitReason.STOPPED and result.message == "interrupted (Ctrl-C)"
+    (action,) = result.actions  # Home() ran on the phone: the run's record says so
+    assert action.text == "Home()" and action.executed and action.stopped
+    assert action.error == "interrupted (Ctrl-C) before the step was judged"
+    finished = next(e for e in events if e.type == "run_finished")
+    assert finished.data["steps"] == 1
+    summary = json.loads((Path(finished.data["run_dir"]) / "summary.json").read_text(encoding="utf-8"))
+    assert [a["text"] for a in summary["actions"]] == ["Home()"] and len(summary["step_timings"]) == 1

@@ -158,3 +158,53 @@ def test_loop_working_memory_counts_failures_and_repeats() -> None:
     assert memory.consecutive_failures() == 2 and memory.trailing_repeats("Home()") == 3
     assert [e.step for e in memory.errors] == [2, 3]
     assert WorkingMemory.model_validate_json(memory.model_dump_json()) == memory
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "cut_off"),
+    [
+        ("<think>draft: Home()</think>\n### Action ###\nBack()", "\n### Action ###\nBack()", False),
+        ("<THINKING>a</THINKING>x<reasoning>b</reasoning>y", "xy", False),  # any case, both blocks
+        ("the template opened it </think>\nanswer", "\nanswer", False),  # only the closing tag
+        ("<think>one</think> a <think>cut off here", " a ", True),
+        ("<think>\n### Action ###\nHome()\n", "", True),
+        ("no reasoning at all", "no reasoning at all", False),
+        ("<think><think>nested</think> rest", " rest", False),  # the inner opening tag is reasoning text
+    ],
+)
+def test_loop_reasoning_blocks_are_not_the_answer(text: str, answer: str, cut_off: bool) -> None:
+    from mae.agents.parsing import split_reasoning
+
+    assert split_reasoning(text) == (answer, cut_off)
+
+
+def test_loop_a_draft_inside_reasoning_is_never_read() -> None:
+    draft = '<think>\n### Action ###\n{"name": "Home", "arguments": {}}\n### Description ###\nHmm'
+    with pytest.raises(ReplyProblem, match="stopped inside its <think> reasoning"):
+        require_sections(draft, ["Action", "Description"])
+    assert extract_sections(draft, ["Action", "Description"]) == {}  # and nothing is taken from it
+    chinese = draft + "\n</think>\n### 操作 ###\nTap(1, 2)"  # an answer in headers we do not read
+    with pytest.raises(ReplyProblem, match="no sections"):
+        require_sections(chinese, ["Action", "Description"])
+
+
+def test_loop_every_occurrence_of_an_action_section_is_kept() -> None:
+    text = "### Action ###\nTap(1, 2)\n### Description ###\nOpen it.\nAction: Back() if nothing happens."
+    sections = require_sections(text, ["Action", "Description"], every=("Action",))
+    assert sections["Action"] == "Tap(1, 2)\n\nBack() if nothing happens."
+    assert require_sections(text, ["Action", "Description"])["Action"] == "Back() if nothing happens."
+
+
+@pytest.mark.parametrize(
+    ("subgoal", "finished"),
+    [
+        ("Finished? Not yet - next save the note.", False),
+        ("Finished: no, the note is not saved.", False),
+        ("Finished - wait, no: one more step.", False),
+        ("Finished - almost, one step left.", False),
+        ("Finished: the note is saved.", True),
+        ("Finished!", True),
+    ],
+)
+def test_loop_finished_followed_by_a_denial_is_not_finished(subgoal: str, finished: bool) -> None:
+    assert is_finished(subgoal) is finished

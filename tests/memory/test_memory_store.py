@@ -77,7 +77,8 @@ def test_memory_corrupt_latest_version_falls_back_and_is_kept(tmp_path: Path) ->
     broken.write_text('{"format": 1, "version": 2, "tips": "1. Newer', encoding="utf-8")
     state = store.load()
     assert state.version == 1 and state.tips == "1. Good tip.\n"
-    assert store.warnings and "000002.json" in store.warnings[0] and "rollback 1" in store.warnings[0]
+    assert store.warnings and "000002.json" in store.warnings[0]
+    assert f"rollback 1 --memory-dir {tmp_path}`" in store.warnings[0]
     result = store.set_tips("1. After repair.\n")
     assert result.version == 3, "a new version never overwrites the unreadable one"
     assert broken.read_text(encoding="utf-8").endswith("Newer")
@@ -91,7 +92,8 @@ def test_memory_all_versions_unreadable_is_a_clear_error_and_reset_recovers(tmp_
     with pytest.raises(MemoryStoreError) as caught:
         store.load()
     message = str(caught.value)
-    assert "no readable memory version" in message and "memory reset" in message
+    assert "no readable memory version" in message
+    assert f"memory reset --memory-dir {tmp_path}`" in message  # the command fixes this folder, not another
     with pytest.raises(MemoryStoreError):
         store.set_tips("1. x\n")
     result = store.reset()

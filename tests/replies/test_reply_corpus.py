@@ -93,7 +93,8 @@ def _shortcuts(text: str) -> dict[str, Any]:
 
 
 PREFIX_FIELDS = {"subgoal", "plan", "error", "progress", "notes"}
-"""Free-text fields compared by their start (a sign-off after the reply joins the last section)."""
+"""Free-text fields compared by their start (a sign-off after the reply joins the last section); an
+expected empty text must be empty."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def check(base: Base, transform: str) -> str | None:
         return f"accepted: {parsed}"
     for key, want in base.expected.items():
         got = parsed.get(key)
-        if key in PREFIX_FIELDS and isinstance(got, str):
+        if key in PREFIX_FIELDS and isinstance(got, str) and want:
             if not got.startswith(want):
                 return f"{key} = {got[:60]!r}, expected it to start with {want!r}"
         elif got != want:

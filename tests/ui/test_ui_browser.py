@@ -34,7 +34,7 @@ from ui_testkit import (
 )
 
 from mae.device.virtual import VirtualPhone
-from mae.testing.fake_model_server import FakeModelServer
+from mae.testing.fake_model_server import FakeModelServer, FakeReply
 from mae.ui.runner import Backend
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -271,6 +271,54 @@ def test_stop_ends_the_run_before_the_next_action(page: object, demo_server: Dem
     expect(page.locator("#mae-timeline .mae-step-head").filter(has_text="Home()")).to_have_count(0)
     expect(page.locator("#mae-run")).to_be_enabled()
     assert demo_server.phone.current_app is not None and demo_server.phone.current_app.label == "Notes"
+
+
+def test_run_stays_disabled_until_the_memory_update_after_stop_ends(
+    page: object, demo_server: DemoServer
+) -> None:
+    from playwright.sync_api import expect
+
+    with FakeModelServer() as server:
+        two_step_script(delay_s=6.0).load(server)
+        server.add(FakeReply(text=TIPS_REPLY, delay_s=4.0), SHORTCUTS_REPLY, role="experience")
+        page.locator("#mae-evolve input").check()  # type: ignore[attr-defined]
+        start_run(page, server, "Open Notes, then go home")
+        expect(page.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)
+        page.locator("#mae-stop").click()  # type: ignore[attr-defined]
+        status = page.locator("#mae-status")
+        expect(status).to_contain_text("Updating the long-term memory", timeout=TIMEOUT_MS)
+        # a click now would be lost (the run's stream is still open): Run waits for the update
+        expect(page.locator("#mae-run")).to_be_disabled()
+        expect(page.locator("#mae-stop")).to_be_disabled()  # the steps are over: nothing left to stop
+        shot(page, "memory-update-after-stop")
+        expect(status).not_to_contain_text("Updating the long-term memory", timeout=TIMEOUT_MS)
+        expect(page.locator("#mae-run")).to_be_enabled()
+        assert [request.role for request in server.requests].count("experience") == 2
+    with FakeModelServer() as server:  # the next click starts the next run at once
+        two_step_script().load(server)
+        page.locator("#mae-evolve input").uncheck()  # type: ignore[attr-defined]
+        start_run(page, server, "Open Notes again, then go home")
+        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
+        server.assert_done()
+
+
+def test_a_preset_without_its_key_says_where_to_put_it(
+    page: object, demo_server: DemoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playwright.sync_api import expect
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    page.locator("#mae-backbone input").click()  # type: ignore[attr-defined]
+    page.get_by_role("option", name=re.compile("Anthropic")).click()  # type: ignore[attr-defined]
+    page.locator("#mae-task textarea").fill("Open Notes")  # type: ignore[attr-defined]
+    page.locator("#mae-run").click()  # type: ignore[attr-defined]
+    status = page.locator("#mae-status")
+    expect(status).to_contain_text(
+        "Cannot start: No API key: enter it under “Per-agent models, API keys and safety”, or set "
+        "ANTHROPIC_API_KEY on the server."
+    )
+    expect(page.locator("#mae-run")).to_be_enabled()  # nothing started
+    shot(page, "missing-key")
 
 
 def test_a_sensitive_action_waits_for_approval(page: object, demo_server: DemoServer) -> None:

@@ -138,3 +138,19 @@ def test_a_mangled_key_is_refused_naming_the_field_not_the_key() -> None:
         with pytest.raises(ConfigError, match="OPENAI_API_KEY") as info:
             session_keys({"OPENAI_API_KEY": bad})
         assert bad not in str(info.value)
+
+
+def test_the_call_fields_start_with_the_values_a_run_would_use() -> None:
+    from mae.ui.forms import call_defaults
+
+    assert call_defaults(Settings()) == (120.0, 3)  # the provider defaults
+    assert call_defaults(Settings(timeout_s=300, max_retries=0)) == (300.0, 0)  # the server's settings
+
+
+@pytest.mark.parametrize(
+    "url", ["not a url at all", "127.0.0.1:8000/v1", "ftp://host/v1", "http://host:port/v1"]
+)
+def test_a_base_url_that_is_not_a_web_address_is_refused_before_any_call(url: str) -> None:
+    form = RunForm(task="t", backbone="custom", base_url=url, model="m")
+    with pytest.raises(ConfigError, match=r"is not a web address: write it like http://127\.0\.0\.1:8000/v1"):
+        settings_from_form(base(), form)

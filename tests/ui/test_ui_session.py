@@ -224,6 +224,14 @@ def test_an_empty_task_is_refused(tmp_path: Path) -> None:
         )
 
 
+def test_a_task_of_a_book_s_length_is_refused(tmp_path: Path) -> None:
+    backend = make_backend(settings_for(tmp_path, "http://127.0.0.1:9/v1"), VirtualPhone())
+    with pytest.raises(ConfigError, match="the task is 20,000 characters long; describe it in at most 4,000"):
+        backend.make_job(
+            RunForm(task="x" * 20_000, device="virtual", backbone="custom", base_url="http://x/v1", model="m")
+        )
+
+
 def test_self_evolution_reports_an_experience_stage(tmp_path: Path) -> None:
     phone = VirtualPhone()
     tips = "### Updated Tips ###\n0. Open apps with Open_App.\n1. Go home with Home().\n"

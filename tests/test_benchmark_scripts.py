@@ -1,0 +1,32 @@
+"""Every benchmark script starts from a checkout without installing mae: ``--help`` works from any folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+SCRIPTS = sorted(p for p in BENCHMARKS.glob("*.py") if p.name != "bench_common.py")
+
+
+def test_every_benchmark_script_answers_help_from_another_folder(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    runs = {
+        script.name: subprocess.Popen(
+            [sys.executable, str(script), "--help"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for script in SCRIPTS
+    }
+    failed = {}
+    for name, run in runs.items():
+        output, _ = run.communicate(timeout=120)
+        if run.returncode != 0 or "usage:" not in output:
+            failed[name] = output[-300:]
+    assert len(runs) >= 10 and not failed, failed
