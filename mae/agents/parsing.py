@@ -301,8 +301,9 @@ _SECOND_OUTCOME = re.compile(
 )
 
 
-_ARTICLE = re.compile(r" +(?!(?:successful|success|succeeded|partial|partially|ok|okay)\b)[a-z]")
-"""After an ``A``: a lower-case word that makes it the article of a sentence (``A new page opened``)."""
+_ARTICLE = re.compile(r" +[a-z]")
+"""After an ``A``: a lower-case word, as when the ``A`` is the article of a sentence (``A new page``)."""
+_LATER_LETTER = re.compile(r"(?<![A-Za-z0-9])[BC](?![A-Za-z0-9])")
 
 
 def parse_outcome(text: str) -> Outcome:
@@ -310,8 +311,8 @@ def parse_outcome(text: str) -> Outcome:
 
     Read: ``A``, ``a``, ``(A)``, ``**B**: wrong page``, ``Outcome: C``, ``Option A``, and an explanation
     that mentions other capitals (``B. Failed: A popup appeared``). Refused: ``A, B``, ``A or B``,
-    ``A (or maybe B)``, ``A/B``, ``D``, words that are not a letter, and a sentence whose first word is
-    the article (``A new page opened, so: B``).
+    ``A (or maybe B)``, ``A/B``, ``D``, words that are not a letter, and a sentence that starts with the
+    article A and names another outcome later (``A new page opened, so: B``).
     """
     first_line = normalize_reply(text).strip().split("\n", 1)[0][:300]
     original = first_line.replace("*", "").replace("`", "")
@@ -326,7 +327,8 @@ def parse_outcome(text: str) -> Outcome:
             "### Outcome ### must name one outcome only: write just one letter (A, B or C), "
             f"not {first_line.strip()[:80]!r}"
         )
-    if match.group(1) in "Aa" and _ARTICLE.match(original[match.end() :]):
+    rest = original[match.end() :]
+    if match.group(1) in "Aa" and _ARTICLE.match(rest) and _LATER_LETTER.search(rest):
         raise ReplyProblem(
             "### Outcome ### must start with the outcome letter alone (A, B or C), then the explanation "
             f"(e.g. 'B. Failed: wrong page'), not the sentence {first_line.strip()[:80]!r}"

@@ -33,8 +33,8 @@ class ContourSettings(BaseModel):
     """Sizes are in screen pixels of a 1080-pixel-wide screen and scale with the screen width."""
 
     scale: float = Field(0.5, gt=0, le=1, description="work on a copy this much smaller (speed)")
-    min_side: int = Field(24, ge=1, description="both sides at least this")
-    min_long_side: int = Field(36, ge=1, description="the longer side at least this")
+    min_side: int = Field(16, ge=1, description="both sides at least this")
+    min_long_side: int = Field(24, ge=1, description="the longer side at least this")
     max_area_fraction: float = Field(0.05, gt=0, le=1, description="drop boxes over this share of the screen")
     max_aspect: float = Field(3.0, ge=1, description="longer side / shorter side at most this")
     gap: int = Field(10, ge=1, description="strokes closer than this are one icon")

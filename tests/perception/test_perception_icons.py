@@ -91,3 +91,18 @@ def test_geometry() -> None:
     left = Element(kind="text", text="left", box=(10, 100, 100, 138))
     below = Element(kind="text", text="below", box=(10, 200, 100, 240))
     assert [e.text for e in reading_order([below, right, left])] == ["left", "right", "below"]
+
+
+def test_contour_finds_the_small_icons_of_a_phone_set_to_a_small_display_size() -> None:
+    """Navigation-bar glyphs about 20 px across on a 1080-pixel-wide screen (the virtual phone's at 60 %)."""
+    image = Image.new("RGB", (1080, 2340), (248, 249, 250))
+    draw = ImageDraw.Draw(image)
+    glyphs = [(300, 2250, 320, 2270), (530, 2250, 550, 2270), (760, 2250, 780, 2270)]
+    draw.polygon([(320, 2250), (300, 2260), (320, 2270)], outline=(60, 64, 67), width=3)  # back
+    draw.ellipse(glyphs[1], outline=(60, 64, 67), width=3)  # home
+    draw.rectangle(glyphs[2], outline=(60, 64, 67), width=3)  # recent apps
+    found = ContourIconDetector().detect(np.asarray(image))
+    for glyph in glyphs:
+        assert any(iou(glyph, e.box) > 0.5 for e in found), glyph
+    old_limits = ContourIconDetector(ContourSettings(min_side=24, min_long_side=36))
+    assert old_limits.detect(np.asarray(image)) == []  # what the earlier size limits missed
