@@ -102,6 +102,23 @@ def test_eval_cli_virtual_writes_results_reports_and_plots(
     assert "data:image/png;base64," in (out / "report.html").read_text()
 
 
+def interrupting(real_run_task: Callable[..., Any], picked: Callable[[str], bool]) -> Callable[..., Any]:
+    """``run_task`` that raises ``KeyboardInterrupt`` (Ctrl-C) at the first action of each task
+    ``picked`` chooses by its instruction."""
+
+    def run(instruction: str, **kw: Any) -> Any:
+        listener = kw["listener"]
+
+        def breaking(event: Any) -> None:
+            listener(event)
+            if picked(instruction) and event.type == "action":
+                raise KeyboardInterrupt
+
+        return real_run_task(instruction, **{**kw, "listener": breaking})
+
+    return run
+
+
 def test_eval_cli_resume_finishes_only_what_was_left(
     phone: VirtualPhone,
     fake_server: FakeModelServer,
@@ -115,18 +132,8 @@ def test_eval_cli_resume_finishes_only_what_was_left(
     out = tmp_path / "eval"
     ids = ",".join(t.task_id for t in tasks)
     real_run_task: Callable[..., Any] = eval_runner.run_task
-
-    def interrupted(instruction: str, **kw: Any) -> Any:
-        listener = kw["listener"]
-
-        def breaking(event: Any) -> None:
-            listener(event)
-            if instruction == tasks[1].instruction and event.type == "action":
-                raise KeyboardInterrupt  # Ctrl-C in the middle of the second task
-
-        return real_run_task(instruction, **{**kw, "listener": breaking})
-
-    monkeypatch.setattr(eval_runner, "run_task", interrupted)
+    second = interrupting(real_run_task, lambda instruction: instruction == tasks[1].instruction)
+    monkeypatch.setattr(eval_runner, "run_task", second)  # Ctrl-C in the middle of the second task
     assert main(cli(fake_server, out, "--suite", "virtual:basic", "--tasks", ids)) == 130
     assert [r.task_id for r in read_results(out)] == [tasks[0].task_id]
     assert (out / "report.md").exists()
@@ -159,19 +166,8 @@ def test_eval_cli_stopped_in_its_first_task_says_nothing_finished(
 ) -> None:
     tasks = two_short_tasks()
     fake_server.responder = ReferenceAgent()
-    real_run_task: Callable[..., Any] = eval_runner.run_task
-
-    def interrupted(instruction: str, **kw: Any) -> Any:
-        listener = kw["listener"]
-
-        def breaking(event: Any) -> None:
-            listener(event)
-            if event.type == "action":
-                raise KeyboardInterrupt  # Ctrl-C during the very first task
-
-        return real_run_task(instruction, **{**kw, "listener": breaking})
-
-    monkeypatch.setattr(eval_runner, "run_task", interrupted)
+    first = interrupting(eval_runner.run_task, lambda instruction: True)
+    monkeypatch.setattr(eval_runner, "run_task", first)  # Ctrl-C during the very first task
     out = tmp_path / "eval"
     ids = ",".join(t.task_id for t in tasks)
     assert main(cli(fake_server, out, "--suite", "virtual:basic", "--tasks", ids)) == 130
