@@ -19,7 +19,14 @@ from pydantic import BaseModel, Field
 
 from mae.actions import describe_atomic_actions
 from mae.agents.base import AgentResult, TurnListener, ask
-from mae.agents.parsing import ReplyProblem, first_json, load_json, require_sections, says_none, strip_fence
+from mae.agents.parsing import (
+    ReplyProblem,
+    first_json,
+    load_json,
+    require_sections,
+    says_nothing,
+    strip_fence,
+)
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
@@ -191,7 +198,7 @@ def _cut(text: str, limit: int) -> str:
 
 def _json_list(section: str, title: str) -> list[Any]:
     text = strip_fence(section)
-    if says_none(text):
+    if says_nothing(text):
         return []
     if len(text) > MAX_SHORTCUT_JSON_CHARS:
         raise ReplyProblem(

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from mae.agents.base import AgentResult, Screen, TurnListener, ask
-from mae.agents.parsing import require_sections, says_none
+from mae.agents.parsing import require_sections, says_nothing
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
 from mae.memory.working import WorkingMemory
@@ -38,37 +37,7 @@ def parse_reply(text: str) -> NotetakerReply:
             "the Notetaker wrote %d characters of notes; kept the first %d", len(notes), MAX_NOTES_CHARS
         )
         notes = notes[:MAX_NOTES_CHARS].rstrip() + "\n[notes cut: too long]"
-    return NotetakerReply(notes="" if says_nothing_new(notes) else notes)
-
-
-_NOTHING_NEW = re.compile(
-    r"(?:there (?:is|are) )?(?:no|nothing|none)"
-    r"(?: (?:new|additional|further|other|more|relevant|important|useful|notable))*"
-    r"(?: (?:notes?|information|info|details?|data|facts?|content|updates?|changes?))?"
-    r"(?: (?:to (?:add|note|record|report|keep)|on (?:this|the) (?:screen|page)|(?:from|in) (?:this|the) "
-    r"(?:screen|page)|(?:was |were )?(?:found|seen|shown|visible|noted|recorded)))*"
-)
-"""A first sentence that says this screen adds nothing: "No new information.", "Nothing new on this
-screen.", "There is no additional information to add." """
-
-
-_NONE_WORDS = ("none", "n/a", "na", "nil", "null", "nothing", "no", "-", "[]", "无", "没有", "なし")
-
-
-def says_nothing_new(notes: str) -> bool:
-    """Whether the Notetaker's notes say that this screen adds nothing (the existing notes are then kept).
-
-    Read as nothing new: "None", "N/A", "[]", "无", and a short first paragraph without numbers whose first
-    sentence says nothing is new ("No new information.", "Nothing new on this screen; the notes stay the
-    same."). Anything with a number in it, or longer, is taken as notes.
-    """
-    if says_none(notes, _NONE_WORDS):
-        return True
-    first = notes.strip().split("\n\n", 1)[0].strip().strip("*_`").strip()
-    if len(first) > 160 or any(char.isdigit() for char in first):
-        return False
-    sentence = re.split(r"[.;:!(\n—–]| - ", first.lower(), maxsplit=1)[0].strip()
-    return _NOTHING_NEW.fullmatch(" ".join(sentence.split())) is not None
+    return NotetakerReply(notes="" if says_nothing(notes) else notes)
 
 
 def build_prompt(

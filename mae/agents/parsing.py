@@ -261,6 +261,35 @@ def require_sections(
     return {name: found.get(normalize_header(name), "") for name in wanted}
 
 
+NONE_WORDS = ("none", "n/a", "na", "nil", "null", "nothing", "no", "-", "[]", "无", "没有", "なし")
+"""Answers that mean "nothing" on their own."""
+
+_NOTHING = re.compile(
+    r"(?:there (?:is|are) )?(?:no|nothing|none)(?: of (?:the|these|them|those))?"
+    r"(?: (?:new|additional|further|other|more|relevant|important|useful|notable|applicable|suitable))*"
+    r"(?: (?:notes?|information|info|details?|data|facts?|content|updates?|changes?|tips?|shortcuts?"
+    r"|ones?))?"
+    r"(?: (?:appl(?:y|ies)|fits?|helps?|(?:is|are) (?:relevant|needed|useful|applicable|required)|needed"
+    r"|to (?:add|note|record|report|keep|select|use|propose|revise)|(?:(?:on|from|in|for|to) )?(?:this|the) "
+    r"(?:screen|page|task|request)|(?:was |were )?(?:found|seen|shown|visible|noted|recorded|selected)))*"
+)
+"""A first sentence that says there is nothing: "No new information.", "None of the tips apply.",
+"There are no new Shortcuts to propose." """
+
+
+def says_nothing(text: str) -> bool:
+    """Whether a section says there is nothing: a ``NONE_WORDS`` answer, or a short first paragraph
+    without numbers whose first sentence says so ("No new information.", "None of the tips apply;
+    the task is simple."). Anything with a number in it, or longer, is an answer."""
+    if says_none(text, NONE_WORDS):
+        return True
+    first = normalize_reply(text).strip().split("\n\n", 1)[0].strip().strip("*_`").strip()
+    if len(first) > 160 or any(char.isdigit() for char in first):
+        return False
+    sentence = re.split(r"[.;:!(\n—–]| - ", first.lower(), maxsplit=1)[0].strip()
+    return _NOTHING.fullmatch(" ".join(sentence.split())) is not None
+
+
 def says_none(text: str, words: Iterable[str] = ("none", "n/a", "na", "nothing", "no", "null", "[]")) -> bool:
     """Whether a section says "nothing": its first line is one of ``words`` (decoration and a final
     full stop ignored), whatever sign-off follows after a blank line."""

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from mae.actions import INITIAL_SHORTCUTS, Shortcut, canonical_action_name
 from mae.agents.base import TurnListener, ask
-from mae.agents.parsing import ReplyProblem, require_sections, says_none, strip_fence
+from mae.agents.parsing import ReplyProblem, require_sections, says_nothing, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.config import EvolutionSettings
 from mae.llm.client import ChatClient
@@ -24,8 +24,6 @@ from mae.llm.errors import ModelError
 from mae.memory.tips import INITIAL_TIPS, format_tips, split_tips
 
 ROLE = "experience"
-
-_NONE = ("none", "nothing", "no tips", "no shortcuts", "n/a", "")
 
 
 class TipSelection(BaseModel):
@@ -68,7 +66,7 @@ def parse_tip_selection(text: str, count: int) -> TipSelection:
     """Numbers from ``### Selected Tips ###`` (``None`` = no tip); all must be between 1 and ``count``."""
     sections = require_sections(text, ["Selected Tips"], optional=("Thought",))
     body = strip_fence(sections["Selected Tips"])
-    if says_none(body, _NONE):
+    if says_nothing(body):
         return TipSelection(thought=sections["Thought"])
     numbers = _tip_numbers(body)
     if not numbers:
@@ -93,7 +91,7 @@ def parse_shortcut_selection(text: str, known: list[str]) -> ShortcutSelection:
     """Known names from ``### Selected Shortcuts ###`` (``None`` = none; other words are ignored)."""
     sections = require_sections(text, ["Selected Shortcuts"], optional=("Thought",))
     body = strip_fence(sections["Selected Shortcuts"])
-    if says_none(body, _NONE):
+    if says_nothing(body):
         return ShortcutSelection(thought=sections["Thought"])
     keys = {canonical_action_name(name, known): name for name in known}
     words = re.findall(r"[A-Za-z][A-Za-z0-9_]*", body[:4000])
