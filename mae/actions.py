@@ -409,23 +409,66 @@ class ActionCall(BaseModel):
         return self.name in ATOMIC_ACTIONS
 
 
-def canonical_action_name(name: str, shortcuts: Iterable[str] = ()) -> str:
-    """``name`` mapped to the registry (or a Shortcut) ignoring case, ``_``, ``-`` and spaces.
+ACTION_ALIASES: dict[str, str] = {
+    **dict.fromkeys(("click", "clickon", "tapon"), "Tap"),
+    **dict.fromkeys(("typetext", "inputtext", "entertext", "settext"), "Type"),
+    **dict.fromkeys(("pressenter", "keyboardenter"), "Enter"),
+    **dict.fromkeys(("pressback", "goback", "navigateback"), "Back"),
+    **dict.fromkeys(("presshome", "gohome", "navigatehome"), "Home"),
+    **dict.fromkeys(("open", "launch", "launchapp", "startapp"), "Open_App"),
+    **dict.fromkeys(("recentapps", "appswitch", "switchapps"), "Switch_App"),
+    "sleep": "Wait",
+}
+"""Names other agents' formats give the operations (GUI-agent papers, AndroidWorld's ``action_type``,
+computer-use tools), by their lower-case letters and digits."""
 
-    ``tap`` -> ``Tap``, ``open_app``/``OpenApp`` -> ``Open_App``; an unknown name comes back as written.
+ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
+    "Type": {"content": "text", "value": "text", "text_input": "text"},
+    "Open_App": {"app": "app_name", "app_label": "app_name"},
+    "Wait": {"duration": "seconds", "time": "seconds"},
+}
+"""Other names of an operation's arguments."""
+POINT_KEYS = ("coordinate", "coordinates", "point", "position", "location")
+"""Keys that hold a tap's ``[x, y]`` as one list."""
+
+
+def canonical_action_name(name: str, shortcuts: Iterable[str] = ()) -> str:
+    """``name`` mapped to the registry (or a Shortcut) ignoring case, ``_``, ``-`` and spaces, then to
+    ``ACTION_ALIASES``.
+
+    ``tap`` -> ``Tap``, ``open_app``/``OpenApp`` -> ``Open_App``, ``click`` -> ``Tap``; an unknown name
+    comes back as written.
     """
     key = _name_key(name)
     for known in (*ATOMIC_ACTIONS, *shortcuts):
         if _name_key(known) == key:
             return known
-    return name.strip()
+    return ACTION_ALIASES.get(key, name.strip())
+
+
+def canonical_arguments(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` of the operation ``name`` with ``ARGUMENT_ALIASES`` renamed and a tap's point
+    list (``{"coordinate": [540, 1200]}``) split into ``x`` and ``y``; anything else as given."""
+    aliases = ARGUMENT_ALIASES.get(name, {})
+    out: dict[str, Any] = {}
+    for key, value in arguments.items():
+        target = aliases.get(key, key)
+        out[key if target in arguments else target] = value  # a name given both ways: both kept, refused
+    if name == "Tap" and "x" not in out and "y" not in out:
+        for key in POINT_KEYS:
+            point = out.get(key)
+            if isinstance(point, list) and len(point) == 2:
+                del out[key]
+                out["x"], out["y"] = point
+                break
+    return out
 
 
 def _name_key(name: str) -> str:
     return "".join(char for char in name.lower() if char.isalnum())
 
 
-_NAME_KEYS = ("name", "action", "action_name", "function", "type", "tool")
+_NAME_KEYS = ("name", "action", "action_name", "action_type", "function", "type", "tool")
 _ARGUMENT_KEYS = ("arguments", "args", "parameters", "params", "input")
 
 
@@ -445,7 +488,8 @@ def _call_from_json(data: Any, shortcuts: Iterable[str]) -> ActionCall:
             raise ActionError('"arguments" must be a JSON object mapping argument names to values')
     else:
         arguments = {k: v for k, v in data.items() if k != name_key}
-    return ActionCall(name=canonical_action_name(data[name_key], shortcuts), arguments=arguments)
+    name = canonical_action_name(data[name_key], shortcuts)
+    return ActionCall(name=name, arguments=canonical_arguments(name, arguments))
 
 
 _CALL_START = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*) {0,3}\(")
@@ -465,7 +509,7 @@ def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
     Raises ``ActionError`` with a message fit to send back to the model.
     """
     body = _FENCE_MARK.sub(" ", parsing.normalize_reply(text)).strip()
-    keys = {_name_key(n) for n in (*ATOMIC_ACTIONS, *shortcuts)}
+    keys = {_name_key(n) for n in (*ATOMIC_ACTIONS, *shortcuts)} | set(ACTION_ALIASES)
     found: list[ActionCall] = []
     problems: list[str] = []
     position = 0
@@ -565,7 +609,7 @@ def _call_from_arguments(name: str, inner: str) -> ActionCall:
                 raise ActionError(f"{ATOMIC_ACTIONS[name].signature} takes {len(names)} arguments")
             return ActionCall(name=name, arguments={"__positional__": positional, **keywords})
         keywords = {**dict(zip(names, positional, strict=False)), **keywords}
-    return ActionCall(name=name, arguments=keywords)
+    return ActionCall(name=name, arguments=canonical_arguments(name, keywords))
 
 
 def resolve_call(
