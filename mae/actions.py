@@ -218,6 +218,12 @@ def _coerce_arguments(cls: type[AtomicAction], arguments: dict[str, Any]) -> dic
                     f"{cls.signature}: {key} contains a broken character (an unpaired surrogate); write "
                     "plain text"
                 ) from None
+            control = next((c for c in value if (ord(c) < 32 and c not in "\n\r\t") or ord(c) == 127), None)
+            if control is not None:
+                raise ActionError(
+                    f"{cls.signature}: {key} contains the control character {control!r}, which cannot be "
+                    "typed; write plain text (a line break is Enter)"
+                )
             out[key] = value.strip() if key == "app_name" else value
     return out
 

@@ -89,3 +89,10 @@ def test_a_log_folder_that_refuses_writes_is_a_config_error(
     monkeypatch.setattr(Path, "mkdir", refuse)  # what a read-only mount answers
     with pytest.raises(ConfigError, match=r"cannot write the run log in .* \(permission denied\): choose"):
         new_run_dir(tmp_path / "runs", "Open Notes")
+
+
+@pytest.mark.parametrize("text", ["pizza\x1b[0m", "a\x00b", "bell\x07"])
+def test_type_with_a_control_character_is_an_action_error(text: str) -> None:
+    with pytest.raises(ActionError, match="control character"):
+        make_atomic("Type", {"text": text})
+    assert make_atomic("Type", {"text": "two\nlines\tand a tab"}).text == "two\nlines\tand a tab"
