@@ -566,12 +566,25 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{refused[:1].upper()}{refused[1:]}: visitors enter their own API keys.")
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
         raise SystemExit(f"error: {exc}") from None
-    try:
-        launch(build_demo(backend), **options)
+    demo = build_demo(backend)
+    try:  # Gradio's own lines name its launch() options, not this command's flags: ours instead
+        launch(demo, prevent_thread_lock=True, quiet=not server.share, **options)
     except OSError as exc:  # Gradio says "Cannot find empty port in range: 7860-7860. ..."
         if "port" not in str(exc).lower():
             raise
         raise SystemExit(port_in_use(options["server_name"], options["server_port"])) from None
+    print(running_line(server.host, server.port, server.share), flush=True)
+    try:
+        demo.block_thread()  # until Ctrl-C
+    finally:
+        demo.close()
+
+
+def running_line(host: str, port: int, share: bool) -> str:
+    """What ``python app.py`` prints once the demo answers."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    tail = "" if share else "; add --share for a temporary public link"
+    return f"mae demo: http://{shown}:{port} (Ctrl-C stops it{tail})"
 
 
 def port_in_use(host: str, port: int) -> str:

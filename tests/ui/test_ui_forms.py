@@ -154,3 +154,34 @@ def test_a_base_url_that_is_not_a_web_address_is_refused_before_any_call(url: st
     form = RunForm(task="t", backbone="custom", base_url=url, model="m")
     with pytest.raises(ConfigError, match=r"is not a web address: write it like http://127\.0\.0\.1:8000/v1"):
         settings_from_form(base(), form)
+
+
+def test_the_demo_command_says_where_it_runs_in_its_own_words(tmp_path: Path) -> None:
+    import os
+    import signal
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "MAE_LOG_DIR": str(tmp_path / "runs"), "MAE_MEMORY_DIR": str(tmp_path / "memory")}
+    demo = subprocess.Popen(
+        [sys.executable, "app.py", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert demo.stdout is not None
+        first = demo.stdout.readline().strip()  # blocks until the demo answers (or exits)
+        assert first == (
+            f"mae demo: http://127.0.0.1:{port} (Ctrl-C stops it; add --share for a temporary public link)"
+        )
+        demo.send_signal(signal.SIGINT)
+        output, _ = demo.communicate(timeout=60)
+    finally:
+        demo.kill()
+    assert demo.returncode == 0 and "Traceback" not in output
+    assert "share=True" not in first + output  # Gradio's hint names its launch() option, not our flag
