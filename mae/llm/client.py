@@ -287,7 +287,8 @@ def _no_text(message: Any, cut_off: bool, max_tokens: int) -> ModelError:
     if cut_off:
         return ModelRequestError(
             f"the model used its whole reply length ({max_tokens} tokens) before writing an answer, most "
-            "likely on its reasoning: raise max_tokens for this role, or lower the model's reasoning effort"
+            "likely on its reasoning: raise it with --max-tokens or MAE_MAX_TOKENS, or lower the model's "
+            "reasoning effort"
         )
     refusal = getattr(message, "refusal", None)
     if isinstance(refusal, str) and refusal.strip():
