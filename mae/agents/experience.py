@@ -412,8 +412,10 @@ def reflect_on_task(
     down = provider_down(client, experience.exit_reason) if reflect else None
     if down is not None:
         message = f"Experience Reflectors skipped: {down}; the long-term memory is unchanged"
-        say(message)
-        log.warning("%s", message)
+        if progress is not None:
+            say(message)  # shown once, where the progress goes
+        else:
+            log.warning("%s", message)
         report.problems.append(message)
         return report
     if reflect:
