@@ -499,24 +499,30 @@ def _call_from_json(data: Any, shortcuts: Iterable[str]) -> ActionCall:
 
 
 _CALL_START = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*) {0,3}\(")
-_FENCE_MARK = re.compile(r"```[A-Za-z0-9_+-]*")
+_FENCE_MARK = re.compile(r"^[ \t]*```[A-Za-z0-9_+-]*|```[ \t]*$", re.M)
 MAX_ACTION_CANDIDATES = 32
 """Most JSON objects and calls looked at in one action text (the reading stays linear in its length)."""
+
+JSON_ACTION, CALL, LOOSE_CALL, UNKNOWN = range(4)
+"""How surely a piece of the action text is the action, best first: JSON naming a known action (the
+format the prompt asks for), a call of a known action whose arguments read as written, a call read
+loosely (``Open_App(Google Maps)``, ``Back (to close the pop-up)``), an unknown name."""
 
 
 def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
     """Read the one action in ``text``: a JSON object (paper format ``{"name": ..., "arguments": {...}}``)
     or a call like ``Tap(540, 1200)``, with prose and code fences around it ignored.
 
-    Every JSON object and every call of a known action in ``text`` is read. The same action written
-    twice (as a call and as JSON) is one action; two different actions are refused, never one of them
-    picked. A call that cannot be read (``Tap (the search bar)``) does not count when another action
-    can be. Names are matched to the registry (and ``shortcuts``) ignoring case and separators.
+    Every JSON object and every call of a known action in ``text`` is read, and the surest kind found
+    decides (see ``JSON_ACTION``): a JSON action wins over calls mentioned in the prose around it. Two
+    different actions of that kind are refused, never one of them picked; the same action written
+    twice is one. Names are matched to the registry (and ``shortcuts``) ignoring case and separators.
     Raises ``ActionError`` with a message fit to send back to the model.
     """
     body = _FENCE_MARK.sub(" ", parsing.normalize_reply(text)).strip()
-    keys = {_name_key(n) for n in (*ATOMIC_ACTIONS, *shortcuts)} | set(ACTION_ALIASES)
-    found: list[ActionCall] = []
+    names = (*ATOMIC_ACTIONS, *shortcuts)
+    keys = {_name_key(n) for n in names} | set(ACTION_ALIASES)
+    found: dict[int, dict[tuple[Any, ...], ActionCall]] = {}
     problems: list[str] = []
     position = 0
     call = _next_call(body, 0, keys)
@@ -527,27 +533,49 @@ def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
         if brace < 0 and call is None:
             break
         if brace >= 0 and (call is None or brace < call[1]):
-            read, position = _json_candidate(body, brace, shortcuts)
+            read, rank, position = _json_candidate(body, brace, shortcuts)
         else:
             assert call is not None
-            read, position = _call_candidate(body, call, shortcuts)
+            read, rank, position = _call_candidate(body, call, shortcuts)
         if isinstance(read, ActionCall):
-            if read not in found:
-                found.append(read)
+            rank = rank if read.name in names else UNKNOWN
+            found.setdefault(rank, {}).setdefault(_sameness(read), read)
         else:
             problems.append(read)
-        if position < 0 or len(found) > 1:
-            break  # something never closes (the rest is its inside), or two actions: enough read
-    if len(found) > 1:
-        raise ActionError(
-            f"the action holds more than one action ({found[0]} and {found[1]}); write exactly one "
-            "action for this step (the next step can do the other)"
-        )
+        if position < 0 or len(found.get(JSON_ACTION, ())) > 1:
+            break  # something never closes (the rest is its inside), or two JSON actions: enough read
     if found:
-        return found[0]
+        calls = list(found[min(found)].values())
+        if len(calls) > 1:
+            raise ActionError(
+                f"the action holds more than one action ({calls[0]} and {calls[1]}); write exactly one "
+                "action for this step (the next step can do the other)"
+            )
+        return calls[0]
     if problems:
         raise ActionError(problems[0])
     raise ActionError('write the action as JSON: {"name": "Tap", "arguments": {"x": 540, "y": 1200}}')
+
+
+def _sameness(call: ActionCall) -> tuple[Any, ...]:
+    """What two ways of writing one action share (``"540"`` and ``540``, ``"Maps"`` and ``"maps"``)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip().lower()
+            try:
+                return float(text)
+            except ValueError:
+                return text
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int | float):
+            return float(value)
+        if isinstance(value, list):
+            return tuple(plain(v) for v in value)
+        return repr(value)
+
+    return call.name, tuple(sorted((key, plain(value)) for key, value in call.arguments.items()))
 
 
 def _next_call(body: str, position: int, keys: set[str]) -> tuple[str, int, int] | None:
@@ -560,39 +588,46 @@ def _next_call(body: str, position: int, keys: set[str]) -> tuple[str, int, int]
     return None
 
 
-def _json_candidate(body: str, brace: int, shortcuts: Iterable[str]) -> tuple[ActionCall | str, int]:
-    """The action in the JSON object at ``brace`` (or why not) and where reading goes on (-1: never
-    closes)."""
+def _json_candidate(body: str, brace: int, shortcuts: Iterable[str]) -> tuple[ActionCall | str, int, int]:
+    """The action in the JSON object at ``brace`` (or why not), its rank, and where reading goes on
+    (-1: never closes)."""
     end = parsing.balanced_span(body, brace)
     if end is None:
-        return "the action is not valid JSON (a { is never closed)", -1
+        return "the action is not valid JSON (a { is never closed)", JSON_ACTION, -1
     try:
-        return _call_from_json(parsing.load_json(body[brace:end], "the action JSON"), shortcuts), end
+        return (
+            _call_from_json(parsing.load_json(body[brace:end], "the action JSON"), shortcuts),
+            JSON_ACTION,
+            end,
+        )
     except parsing.ReplyProblem as exc:
-        return exc.message, end
+        return exc.message, JSON_ACTION, end
     except ActionError as exc:
-        return str(exc), end
+        return str(exc), JSON_ACTION, end
 
 
 def _call_candidate(
     body: str, call: tuple[str, int, int], shortcuts: Iterable[str]
-) -> tuple[ActionCall | str, int]:
-    """The action written as the call ``call`` (or why not) and where reading goes on (-1: the call
-    never closes, the rest of ``body`` is its arguments)."""
+) -> tuple[ActionCall | str, int, int]:
+    """The action written as the call ``call`` (or why not), its rank, and where reading goes on (-1:
+    the call never closes, the rest of ``body`` is its arguments)."""
     written, paren, _ = call
     name = canonical_action_name(written, shortcuts)
     end = parsing.balanced_span(body, paren)
     inner = body[paren + 1 : (end - 1) if end is not None else len(body)].strip()
     if end is None:
         inner = inner.rstrip(")").strip()
+    going_on = end if end is not None else -1
     try:
-        return _call_from_arguments(name, inner), end if end is not None else -1
+        read, loose = _call_from_arguments(name, inner)
     except ActionError as exc:
-        return str(exc), end if end is not None else -1
+        return str(exc), CALL, going_on
+    return read, LOOSE_CALL if loose else CALL, going_on
 
 
-def _call_from_arguments(name: str, inner: str) -> ActionCall:
-    """``name(inner)`` as a call; ``ActionError`` when its arguments cannot be read."""
+def _call_from_arguments(name: str, inner: str) -> tuple[ActionCall, bool]:
+    """``name(inner)`` as a call, and whether it was read loosely (not as literal arguments);
+    ``ActionError`` when its arguments cannot be read."""
     try:
         positional, keywords = parsing.parse_call_arguments(inner)
     except parsing.ReplyProblem as exc:
@@ -600,9 +635,9 @@ def _call_from_arguments(name: str, inner: str) -> ActionCall:
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         if name == OpenApp.name and inner and inner[0] not in "'\"=" and "=" not in inner:
             # the paper writes the app name bare: Open_App(Notes), Open_App(Google Maps)
-            return ActionCall(name=name, arguments={"app_name": inner})
+            return ActionCall(name=name, arguments={"app_name": inner}), True
         if name in ATOMIC_ACTIONS and not atomic_argument_names(name) and inner[:1].isalpha():
-            return ActionCall(name=name)  # Back (to close the pop-up): a remark, not arguments
+            return ActionCall(name=name), True  # Back (to close the pop-up): a remark, not arguments
         raise ActionError(f"cannot read the arguments of {name}(...): {inner[:80]!r}") from None
     if positional:
         names = atomic_argument_names(name) if name in ATOMIC_ACTIONS else []
@@ -613,9 +648,9 @@ def _call_from_arguments(name: str, inner: str) -> ActionCall:
         if len(positional) > len(names):
             if name in ATOMIC_ACTIONS:
                 raise ActionError(f"{ATOMIC_ACTIONS[name].signature} takes {len(names)} arguments")
-            return ActionCall(name=name, arguments={"__positional__": positional, **keywords})
+            return ActionCall(name=name, arguments={"__positional__": positional, **keywords}), False
         keywords = {**dict(zip(names, positional, strict=False)), **keywords}
-    return ActionCall(name=name, arguments=canonical_arguments(name, keywords))
+    return ActionCall(name=name, arguments=canonical_arguments(name, keywords)), False
 
 
 def resolve_call(

@@ -198,7 +198,7 @@ def _cut(text: str, limit: int) -> str:
 
 def _json_list(section: str, title: str) -> list[Any]:
     text = strip_fence(section)
-    if says_nothing(text):
+    if says_nothing(text, then_anything=True):
         return []
     if len(text) > MAX_SHORTCUT_JSON_CHARS:
         raise ReplyProblem(
@@ -412,10 +412,8 @@ def reflect_on_task(
     down = provider_down(client, experience.exit_reason) if reflect else None
     if down is not None:
         message = f"Experience Reflectors skipped: {down}; the long-term memory is unchanged"
-        if progress is not None:
-            say(message)  # shown once, where the progress goes
-        else:
-            log.warning("%s", message)
+        say(message)
+        log.warning("%s", message)  # also with --quiet, where the progress is not shown
         report.problems.append(message)
         return report
     if reflect:

@@ -83,36 +83,36 @@ def strip_fence(text: str) -> str:
     return body
 
 
-_REASONING_TAGS = ("think", "thinking", "reasoning")
-_OPEN_TAG = re.compile(r"<(think|thinking|reasoning)>", re.I)
+_OPEN_TAG = re.compile(r"^[ \t]*<(think|thinking|reasoning)>", re.I | re.M)
+_LONE_CLOSING_TAG = re.compile(r"^[ \t]*</(think|thinking|reasoning)>", re.I | re.M)
 
 
 def split_reasoning(text: str) -> tuple[str, bool]:
     """``(answer, cut_off)``: ``text`` without its reasoning blocks (``<think>...</think>``, also
-    ``<thinking>`` and ``<reasoning>``), and whether it ends inside one that never closes.
+    ``<thinking>`` and ``<reasoning>``, opened at the start of a line), and whether it ends inside a
+    block that never closes.
 
     Qwen3, QwQ and DeepSeek-R1 write their reasoning first; drafts of the answer inside it are not the
-    answer. A chat template that opens the block itself leaves only its closing tag in the reply:
-    everything before the last closing tag with no opening one is reasoning too.
+    answer. A chat template that opens the block itself leaves only its closing tag, at the start of a
+    line: what comes before it is reasoning too. A tag inside a line (``Type("<think>")``) is text.
     """
     lowered = text.lower()
     if "think>" not in lowered and "reasoning>" not in lowered:
         return text, False
-    for tag in _REASONING_TAGS:
-        closing = lowered.rfind(f"</{tag}>")
-        if closing >= 0 and lowered.rfind(f"<{tag}>", 0, closing) < 0:
-            start = closing + len(tag) + 3
-            text, lowered = text[start:], lowered[start:]
-    pieces: list[str] = []
+    opening = _OPEN_TAG.search(text)
+    lone = _LONE_CLOSING_TAG.search(text)
     position = 0
-    for match in _OPEN_TAG.finditer(lowered):
-        if match.start() < position:
-            continue  # an opening tag inside a block already dropped
-        pieces.append(text[position : match.start()])
-        closing = lowered.find(f"</{match.group(1)}>", match.end())
+    if lone is not None and (opening is None or lone.start() < opening.start()):
+        position = lone.end()  # the template opened the block: all before its closing tag is reasoning
+        opening = _OPEN_TAG.search(text, position)
+    pieces: list[str] = []
+    while opening is not None:
+        pieces.append(text[position : opening.start()])
+        closing = lowered.find(f"</{opening.group(1).lower()}>", opening.end())
         if closing < 0:
             return "".join(pieces), True
-        position = closing + len(match.group(1)) + 3
+        position = closing + len(opening.group(1)) + 3
+        opening = _OPEN_TAG.search(text, position)
     pieces.append(text[position:])
     return "".join(pieces), False
 
@@ -120,7 +120,7 @@ def split_reasoning(text: str) -> tuple[str, bool]:
 def _answer(text: str) -> tuple[str, bool]:
     """The reply as read for sections: normalised, reasoning dropped, a whole-reply fence removed;
     and whether it was cut off inside its reasoning."""
-    answer, cut_off = split_reasoning(normalize_reply(text))
+    answer, cut_off = split_reasoning(_unwrap_whole_reply(normalize_reply(text)))
     return _unwrap_whole_reply(answer), cut_off
 
 
@@ -192,18 +192,21 @@ def extract_sections(text: str, known: Iterable[str] | None = None) -> dict[str,
 
 def section_versions(text: str, known: Iterable[str] | None = None) -> dict[str, list[str]]:
     """Like ``extract_sections``, with every occurrence of each section, in the order written."""
-    return _versions(_answer(text)[0], known)
+    return {title: [text for text, _ in found] for title, found in _versions(_answer(text)[0], known).items()}
 
 
-def _versions(body: str, known: Iterable[str] | None) -> dict[str, list[str]]:
+def _versions(body: str, known: Iterable[str] | None) -> dict[str, list[tuple[str, bool]]]:
+    """Every occurrence of each section: its text, and whether its header had content on the same
+    line (``Action: Tap(1, 2)``, which may be prose quoting a header rather than a header)."""
     names = frozenset(normalize_header(name) for name in known) if known is not None else None
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[tuple[str, bool]]] = {}
     title: str | None = None
     lines: list[str] = []
+    same_line = False
 
     def close() -> None:
         if title is not None:
-            found.setdefault(title, []).append(_clean_section("\n".join(lines)))
+            found.setdefault(title, []).append((_clean_section("\n".join(lines)), same_line))
 
     for line in body.split("\n"):
         header = _header(line, names)
@@ -213,9 +216,16 @@ def _versions(body: str, known: Iterable[str] | None) -> dict[str, list[str]]:
             continue
         close()
         title, inline = header
-        lines = [inline] if inline else []
+        lines, same_line = ([inline], True) if inline else ([], False)
     close()
     return found
+
+
+def _all_of(occurrences: list[tuple[str, bool]]) -> str:
+    """The non-empty occurrences of a section joined by blank lines; those under a header line of
+    their own when there are any (``Action: Back() if nothing happens.`` in prose is then not one)."""
+    own_line = [text for text, same_line in occurrences if text and not same_line]
+    return "\n\n".join(own_line or [text for text, _ in occurrences if text])
 
 
 def _clean_section(content: str) -> str:
@@ -233,7 +243,8 @@ def require_sections(
 
     A repeated section keeps its last occurrence, except those named in ``every``: all their non-empty
     occurrences are kept, joined by blank lines (an action written twice must be read twice, so that
-    two different actions are refused rather than one picked).
+    two different actions are refused rather than one picked), only those under a header line of their
+    own when there are any.
     """
     wanted = [*required, *optional]
     body, cut_off = _answer(text)
@@ -248,8 +259,8 @@ def require_sections(
     versions = _versions(body, wanted)
     every_key = {normalize_header(name) for name in every}
     found = {
-        title: "\n\n".join(v for v in texts if v) if title in every_key else texts[-1]
-        for title, texts in versions.items()
+        title: _all_of(occurrences) if title in every_key else occurrences[-1][0]
+        for title, occurrences in versions.items()
     }
     if not found:
         layout = " ".join(f"### {name} ###" for name in wanted)
@@ -277,17 +288,30 @@ _NOTHING = re.compile(
 "There are no new Shortcuts to propose." """
 
 
-def says_nothing(text: str) -> bool:
+_NOTES_KEPT = re.compile(
+    r"\bnotes?\b.*\b(?:unchanged|same|as (?:they are|before|is)|still|kept|keep|remains?|stays?)\b"
+    r"|\b(?:keep|keeping|kept|unchanged)\b.*\bnotes?\b"
+)
+"""A remark that the notes stay as they are ("the existing notes stay the same")."""
+
+
+def says_nothing(text: str, *, then_anything: bool = False) -> bool:
     """Whether a section says there is nothing: a ``NONE_WORDS`` answer, or a short first paragraph
-    without numbers whose first sentence says so ("No new information.", "None of the tips apply;
-    the task is simple."). Anything with a number in it, or longer, is an answer."""
+    without numbers or brackets that is a sentence saying so ("No new information.", "None of the tips
+    apply."), followed by nothing but a remark that the notes stay as they are ("Nothing new; the
+    existing notes stay the same."), or by anything when ``then_anything``.
+
+    "No changes. The cart total is twelve dollars." is an answer: a fact follows."""
     if says_none(text, NONE_WORDS):
         return True
     first = normalize_reply(text).strip().split("\n\n", 1)[0].strip().strip("*_`").strip()
-    if len(first) > 160 or any(char.isdigit() for char in first):
+    if len(first) > 160 or any(char.isdigit() or char in "[{" for char in first):
         return False
-    sentence = re.split(r"[.;:!(\n—–]| - ", first.lower(), maxsplit=1)[0].strip()
-    return _NOTHING.fullmatch(" ".join(sentence.split())) is not None
+    sentence, *rest = re.split(r"[.;:!(\n—–]| - ", first.lower(), maxsplit=1)
+    if _NOTHING.fullmatch(" ".join(sentence.split())) is None:
+        return False
+    after = " ".join(rest).strip(" .;:!()-—–")
+    return then_anything or not after or _NOTES_KEPT.search(after) is not None
 
 
 def says_none(text: str, words: Iterable[str] = ("none", "n/a", "na", "nothing", "no", "null", "[]")) -> bool:
@@ -332,7 +356,8 @@ _SECOND_OUTCOME = re.compile(
 
 _ARTICLE = re.compile(r" +[a-z]")
 """After an ``A``: a lower-case word, as when the ``A`` is the article of a sentence (``A new page``)."""
-_LATER_LETTER = re.compile(r"(?<![A-Za-z0-9])[BC](?![A-Za-z0-9])")
+_LATER_LETTER = re.compile(r"(?<![A-Za-z0-9])(?<!\bnot )(?<!\bno )(?<!\bthan )\(?[BC]\)?[\s.!)*]*$")
+"""Another outcome letter ending the line (``..., so: B``), not a negated one (``not C``)."""
 
 
 def parse_outcome(text: str) -> Outcome:
@@ -368,7 +393,7 @@ def parse_outcome(text: str) -> Outcome:
 def parse_yes_no(text: str, section: str = "Verdict") -> bool:
     """``Yes`` or ``No`` at the start of ``text`` (``Verdict: Yes``, ``**No** - ...`` read too).
 
-    Refused: ``Yes or No``, ``Yes/No``, ``Maybe``, a line that starts with one and ends with the other
+    Refused: ``Yes or No``, ``Yes/No``, ``Maybe``, a line that starts with one and concludes the other
     (``Yes, but the box has text, so no``) and anything not starting with one of the two words.
     """
     first_line = normalize_reply(text).strip().split("\n", 1)[0][:300]
@@ -381,7 +406,12 @@ def parse_yes_no(text: str, section: str = "Verdict") -> bool:
     rest = tokens[index + 1 : index + 4]
     if rest and rest[0] in ("or", "/", "|") and any(word in ("yes", "no") for word in rest[1:]):
         raise ReplyProblem(f"### {section} ### must be one answer: write Yes or write No, not both")
-    if len(tokens) > index + 1 and tokens[-1] in ("yes", "no") and tokens[-1] != tokens[index]:
+    if (
+        len(tokens) > index + 2
+        and tokens[-1] in ("yes", "no")
+        and tokens[-1] != tokens[index]
+        and tokens[-2] in ("so", "therefore", "thus", "hence", "is", "verdict", "answer", "actually", "final")
+    ):
         raise ReplyProblem(
             f"### {section} ### must be one answer: it starts with {tokens[index].title()} and ends with "
             f"{tokens[-1].title()}; write just one of them first"
@@ -398,7 +428,12 @@ _DONE_SENTENCES = (
 )
 
 
-_NOT_YET = (["no"], ["not"], ["nope"], ["wait"], ["almost"], ["nearly"])
+_NOT_YET = re.compile(
+    r"\W*(?:(?:no|nope)(?=\s*(?:[,.;:!?)\-—–]|$))|not (?:yet|quite|done|finished|complete|really)\b"
+    r"|wait\b|almost\b|nearly\b)"
+)
+"""What after ``Finished`` takes it back: ``? Not yet``, ``: no, ...``, ``- wait``; not ``. No further
+action is needed``."""
 
 
 def is_finished(subgoal: str) -> bool:
@@ -415,7 +450,7 @@ def is_finished(subgoal: str) -> bool:
     lowered = text.lower()
     if lowered.startswith("finished"):
         after = lowered[len("finished") :]
-        if after.lstrip().startswith("?") or _words(after)[:1] in _NOT_YET:
+        if _NOT_YET.match(after):
             return False  # Finished? Not yet... / Finished: no, ...
         if not after or not (after[0].isalnum() or (after[0] == " " and after.strip()[:1].isalnum())):
             return True

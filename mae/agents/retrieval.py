@@ -16,7 +16,14 @@ from pydantic import BaseModel, Field
 
 from mae.actions import INITIAL_SHORTCUTS, Shortcut, canonical_action_name
 from mae.agents.base import TurnListener, ask
-from mae.agents.parsing import ReplyProblem, require_sections, says_nothing, strip_fence
+from mae.agents.parsing import (
+    NONE_WORDS,
+    ReplyProblem,
+    require_sections,
+    says_none,
+    says_nothing,
+    strip_fence,
+)
 from mae.agents.prompting import render_prompt
 from mae.config import EvolutionSettings
 from mae.llm.client import ChatClient
@@ -66,10 +73,10 @@ def parse_tip_selection(text: str, count: int) -> TipSelection:
     """Numbers from ``### Selected Tips ###`` (``None`` = no tip); all must be between 1 and ``count``."""
     sections = require_sections(text, ["Selected Tips"], optional=("Thought",))
     body = strip_fence(sections["Selected Tips"])
-    if says_nothing(body):
-        return TipSelection(thought=sections["Thought"])
-    numbers = _tip_numbers(body)
+    numbers = [] if says_none(body, NONE_WORDS) else _tip_numbers(body)
     if not numbers:
+        if says_nothing(body, then_anything=True):
+            return TipSelection(thought=sections["Thought"])
         raise ReplyProblem("### Selected Tips ### must list tip numbers separated by commas, or None")
     wrong = sorted({n for n in numbers if not 1 <= n <= count})
     if wrong:
@@ -91,11 +98,13 @@ def parse_shortcut_selection(text: str, known: list[str]) -> ShortcutSelection:
     """Known names from ``### Selected Shortcuts ###`` (``None`` = none; other words are ignored)."""
     sections = require_sections(text, ["Selected Shortcuts"], optional=("Thought",))
     body = strip_fence(sections["Selected Shortcuts"])
-    if says_nothing(body):
+    if says_none(body, NONE_WORDS):
         return ShortcutSelection(thought=sections["Thought"])
     keys = {canonical_action_name(name, known): name for name in known}
     words = re.findall(r"[A-Za-z][A-Za-z0-9_]*", body[:4000])
     names = [keys[canonical_action_name(w, known)] for w in words if canonical_action_name(w, known) in keys]
+    if not names and says_nothing(body, then_anything=True):
+        return ShortcutSelection(thought=sections["Thought"])
     if not names:
         raise ReplyProblem(
             f"### Selected Shortcuts ### names no known Shortcut; choose from {', '.join(known)}, or None"

@@ -268,7 +268,7 @@ def _read_response(response: Any, max_tokens: int) -> tuple[str, bool, int, int]
     message = getattr(choice, "message", None)
     if message is None:
         raise ModelResponseError("the model's reply has a choice without a message")
-    cut_off = getattr(choice, "finish_reason", None) == "length"
+    cut_off = getattr(choice, "finish_reason", None) in ("length", "max_tokens")
     content = getattr(message, "content", None)
     if isinstance(content, list):  # content parts: keep the text ones, each on its own line
         content = "\n".join(

@@ -164,12 +164,15 @@ def test_loop_working_memory_counts_failures_and_repeats() -> None:
     ("text", "answer", "cut_off"),
     [
         ("<think>draft: Home()</think>\n### Action ###\nBack()", "\n### Action ###\nBack()", False),
-        ("<THINKING>a</THINKING>x<reasoning>b</reasoning>y", "xy", False),  # any case, both blocks
-        ("the template opened it </think>\nanswer", "\nanswer", False),  # only the closing tag
-        ("<think>one</think> a <think>cut off here", " a ", True),
-        ("<think>\n### Action ###\nHome()\n", "", True),
+        ("<THINKING>a</THINKING>\n<reasoning>b</reasoning>y", "\ny", False),  # any case, one after another
+        ("the template opened it\n</think>\nanswer", "\nanswer", False),  # only the closing tag
+        ("<think>\n### Action ###\nHome()\n", "", True),  # cut off while reasoning
         ("no reasoning at all", "no reasoning at all", False),
         ("<think><think>nested</think> rest", " rest", False),  # the inner opening tag is reasoning text
+        # a tag that is not at the start, or not on a line of its own, is text
+        ("<think>one</think> a <think>b", " a <think>b", False),
+        ('### Action ###\nType("<think>")', '### Action ###\nType("<think>")', False),
+        ('{"text": "</think>"}', '{"text": "</think>"}', False),
     ],
 )
 def test_loop_reasoning_blocks_are_not_the_answer(text: str, answer: str, cut_off: bool) -> None:
@@ -189,10 +192,20 @@ def test_loop_a_draft_inside_reasoning_is_never_read() -> None:
 
 
 def test_loop_every_occurrence_of_an_action_section_is_kept() -> None:
-    text = "### Action ###\nTap(1, 2)\n### Description ###\nOpen it.\nAction: Back() if nothing happens."
-    sections = require_sections(text, ["Action", "Description"], every=("Action",))
-    assert sections["Action"] == "Tap(1, 2)\n\nBack() if nothing happens."
-    assert require_sections(text, ["Action", "Description"])["Action"] == "Back() if nothing happens."
+    twice = "### Action ###\nTap(1, 2)\n### Description ###\nOpen it.\n### Action ###\nBack()"
+    assert (
+        require_sections(twice, ["Action", "Description"], every=("Action",))["Action"]
+        == "Tap(1, 2)\n\nBack()"
+    )
+    assert require_sections(twice, ["Action", "Description"])["Action"] == "Back()"  # the last, by default
+    # "Action: ..." inside a line of prose is not a header when the reply has a real one
+    prose = "### Action ###\nTap(1, 2)\n### Description ###\nOpen it.\nAction: Back() if nothing happens."
+    assert require_sections(prose, ["Action", "Description"], every=("Action",))["Action"] == "Tap(1, 2)"
+    inline = "Action: Tap(1, 2)\nDescription: open it\nAction: Back()"  # a reply written that way
+    assert (
+        require_sections(inline, ["Action", "Description"], every=("Action",))["Action"]
+        == "Tap(1, 2)\n\nBack()"
+    )
 
 
 @pytest.mark.parametrize(
