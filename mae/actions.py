@@ -7,6 +7,7 @@ sequence of atomic operations whose arguments map to the Shortcut's own argument
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -503,27 +504,58 @@ _FENCE_MARK = re.compile(r"^[ \t]*```[A-Za-z0-9_+-]*|```[ \t]*$", re.M)
 MAX_ACTION_CANDIDATES = 32
 """Most JSON objects and calls looked at in one action text (the reading stays linear in its length)."""
 
-JSON_ACTION, CALL, LOOSE_CALL, UNKNOWN = range(4)
-"""How surely a piece of the action text is the action, best first: JSON naming a known action (the
-format the prompt asks for), a call of a known action whose arguments read as written, a call read
-loosely (``Open_App(Google Maps)``, ``Back (to close the pop-up)``), an unknown name."""
+_STATEMENT_PREFIX = re.compile(r"[\s\-*•>`'\"]*(?:\d{1,3}[.)]\s*)?")
+"""What may stand before a call that begins its line (indentation, a bullet, a list number)."""
+
+
+@dataclasses.dataclass
+class _Candidates:
+    """What an action text holds, by how surely each piece is the action."""
+
+    json: dict[tuple[Any, ...], ActionCall] = dataclasses.field(default_factory=dict)
+    """JSON objects naming a known action with valid arguments: the format the prompt asks for."""
+    statements: dict[tuple[Any, ...], ActionCall] = dataclasses.field(default_factory=dict)
+    """Calls of known actions that begin a line."""
+    mentions: list[ActionCall] = dataclasses.field(default_factory=list)
+    """Calls of known actions inside a line of prose, in order."""
+    unknown: list[ActionCall] = dataclasses.field(default_factory=list)
+    """Names that are no known action (they get their own message)."""
+    problems: list[str] = dataclasses.field(default_factory=list)
+    """Why the pieces that could not be read could not be, in order."""
+
+    def pick(self) -> ActionCall:
+        for group in (self.json, self.statements):
+            if len(group) > 1:
+                first, second = list(group.values())[:2]
+                raise ActionError(
+                    f"the action holds more than one action ({first} and {second}); write exactly one "
+                    "action for this step (the next step can do the other)"
+                )
+            if group:
+                return next(iter(group.values()))
+        if self.mentions or self.unknown:
+            return (self.mentions or self.unknown)[0]
+        if self.problems:
+            raise ActionError(self.problems[0])
+        raise ActionError('write the action as JSON: {"name": "Tap", "arguments": {"x": 540, "y": 1200}}')
 
 
 def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
     """Read the one action in ``text``: a JSON object (paper format ``{"name": ..., "arguments": {...}}``)
     or a call like ``Tap(540, 1200)``, with prose and code fences around it ignored.
 
-    Every JSON object and every call of a known action in ``text`` is read, and the surest kind found
-    decides (see ``JSON_ACTION``): a JSON action wins over calls mentioned in the prose around it. Two
-    different actions of that kind are refused, never one of them picked; the same action written
-    twice is one. Names are matched to the registry (and ``shortcuts``) ignoring case and separators.
-    Raises ``ActionError`` with a message fit to send back to the model.
+    Every JSON object and every call of a known action in ``text`` is read. A JSON action decides over
+    calls; without one, a call that begins a line decides over calls mentioned inside prose (``If this
+    fails, I will use Back() next``), and without either, the first call mentioned. Two different JSON
+    actions, or two different calls that each begin a line (``Tap(540, 300)`` then ``Type("pizza")``),
+    are refused, never one of them picked; the same action written twice is one. Names are matched to
+    the registry (and ``shortcuts``) ignoring case and separators. Raises ``ActionError`` with a message
+    fit to send back to the model.
     """
     body = _FENCE_MARK.sub(" ", parsing.normalize_reply(text)).strip()
     names = (*ATOMIC_ACTIONS, *shortcuts)
     keys = {_name_key(n) for n in names} | set(ACTION_ALIASES)
-    found: dict[int, dict[tuple[Any, ...], ActionCall]] = {}
-    problems: list[str] = []
+    found = _Candidates()
     position = 0
     call = _next_call(body, 0, keys)
     for _ in range(MAX_ACTION_CANDIDATES):
@@ -533,28 +565,45 @@ def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
         if brace < 0 and call is None:
             break
         if brace >= 0 and (call is None or brace < call[1]):
-            read, rank, position = _json_candidate(body, brace, shortcuts)
+            read, position = _json_candidate(body, brace, shortcuts)
+            if isinstance(read, ActionCall) and read.name in names:
+                problem = _invalid(read)
+                if problem is None:
+                    found.json.setdefault(_sameness(read), read)
+                else:
+                    found.problems.append(problem)  # e.g. a description of the element: not the action
+                continue_reading = len(found.json) < 2
+            else:
+                continue_reading = True
         else:
             assert call is not None
-            read, rank, position = _call_candidate(body, call, shortcuts)
-        if isinstance(read, ActionCall):
-            rank = rank if read.name in names else UNKNOWN
-            found.setdefault(rank, {}).setdefault(_sameness(read), read)
-        else:
-            problems.append(read)
-        if position < 0 or len(found.get(JSON_ACTION, ())) > 1:
+            read, position = _call_candidate(body, call, shortcuts)
+            if isinstance(read, ActionCall) and read.name in names:
+                line_start = body.rfind("\n", 0, call[2]) + 1
+                if _STATEMENT_PREFIX.fullmatch(body, line_start, call[2]):
+                    found.statements.setdefault(_sameness(read), read)
+                else:
+                    found.mentions.append(read)
+            continue_reading = True
+        if isinstance(read, ActionCall) and read.name not in names:
+            found.unknown.append(read)
+        elif isinstance(read, str):
+            found.problems.append(read)
+        if position < 0 or not continue_reading:
             break  # something never closes (the rest is its inside), or two JSON actions: enough read
-    if found:
-        calls = list(found[min(found)].values())
-        if len(calls) > 1:
-            raise ActionError(
-                f"the action holds more than one action ({calls[0]} and {calls[1]}); write exactly one "
-                "action for this step (the next step can do the other)"
-            )
-        return calls[0]
-    if problems:
-        raise ActionError(problems[0])
-    raise ActionError('write the action as JSON: {"name": "Tap", "arguments": {"x": 540, "y": 1200}}')
+    return found.pick()
+
+
+def _invalid(call: ActionCall) -> str | None:
+    """Why a JSON action's arguments do not fit its operation (None when they do, or for a Shortcut,
+    whose arguments are checked when it is resolved)."""
+    if call.name not in ATOMIC_ACTIONS:
+        return None
+    try:
+        make_atomic(call.name, call.arguments)
+    except ActionError as exc:
+        return str(exc)
+    return None
 
 
 def _sameness(call: ActionCall) -> tuple[Any, ...]:
@@ -588,29 +637,26 @@ def _next_call(body: str, position: int, keys: set[str]) -> tuple[str, int, int]
     return None
 
 
-def _json_candidate(body: str, brace: int, shortcuts: Iterable[str]) -> tuple[ActionCall | str, int, int]:
-    """The action in the JSON object at ``brace`` (or why not), its rank, and where reading goes on
-    (-1: never closes)."""
+def _json_candidate(body: str, brace: int, shortcuts: Iterable[str]) -> tuple[ActionCall | str, int]:
+    """The action in the JSON object at ``brace`` (or why not), and where reading goes on (-1: never
+    closes)."""
     end = parsing.balanced_span(body, brace)
     if end is None:
-        return "the action is not valid JSON (a { is never closed)", JSON_ACTION, -1
+        return "the action is not valid JSON (a { is never closed)", -1
     try:
-        return (
-            _call_from_json(parsing.load_json(body[brace:end], "the action JSON"), shortcuts),
-            JSON_ACTION,
-            end,
-        )
+        data = parsing.load_json(body[brace:end], "the action JSON")
+        return _call_from_json(data, shortcuts), end
     except parsing.ReplyProblem as exc:
-        return exc.message, JSON_ACTION, end
+        return exc.message, end
     except ActionError as exc:
-        return str(exc), JSON_ACTION, end
+        return str(exc), end
 
 
 def _call_candidate(
     body: str, call: tuple[str, int, int], shortcuts: Iterable[str]
-) -> tuple[ActionCall | str, int, int]:
-    """The action written as the call ``call`` (or why not), its rank, and where reading goes on (-1:
-    the call never closes, the rest of ``body`` is its arguments)."""
+) -> tuple[ActionCall | str, int]:
+    """The action written as the call ``call`` (or why not), and where reading goes on (-1: the call
+    never closes, the rest of ``body`` is its arguments)."""
     written, paren, _ = call
     name = canonical_action_name(written, shortcuts)
     end = parsing.balanced_span(body, paren)
@@ -619,15 +665,13 @@ def _call_candidate(
         inner = inner.rstrip(")").strip()
     going_on = end if end is not None else -1
     try:
-        read, loose = _call_from_arguments(name, inner)
+        return _call_from_arguments(name, inner), going_on
     except ActionError as exc:
-        return str(exc), CALL, going_on
-    return read, LOOSE_CALL if loose else CALL, going_on
+        return str(exc), going_on
 
 
-def _call_from_arguments(name: str, inner: str) -> tuple[ActionCall, bool]:
-    """``name(inner)`` as a call, and whether it was read loosely (not as literal arguments);
-    ``ActionError`` when its arguments cannot be read."""
+def _call_from_arguments(name: str, inner: str) -> ActionCall:
+    """``name(inner)`` as a call; ``ActionError`` when its arguments cannot be read."""
     try:
         positional, keywords = parsing.parse_call_arguments(inner)
     except parsing.ReplyProblem as exc:
@@ -635,9 +679,9 @@ def _call_from_arguments(name: str, inner: str) -> tuple[ActionCall, bool]:
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         if name == OpenApp.name and inner and inner[0] not in "'\"=" and "=" not in inner:
             # the paper writes the app name bare: Open_App(Notes), Open_App(Google Maps)
-            return ActionCall(name=name, arguments={"app_name": inner}), True
+            return ActionCall(name=name, arguments={"app_name": inner})
         if name in ATOMIC_ACTIONS and not atomic_argument_names(name) and inner[:1].isalpha():
-            return ActionCall(name=name), True  # Back (to close the pop-up): a remark, not arguments
+            return ActionCall(name=name)  # Back (to close the pop-up): a remark, not arguments
         raise ActionError(f"cannot read the arguments of {name}(...): {inner[:80]!r}") from None
     if positional:
         names = atomic_argument_names(name) if name in ATOMIC_ACTIONS else []
@@ -648,9 +692,9 @@ def _call_from_arguments(name: str, inner: str) -> tuple[ActionCall, bool]:
         if len(positional) > len(names):
             if name in ATOMIC_ACTIONS:
                 raise ActionError(f"{ATOMIC_ACTIONS[name].signature} takes {len(names)} arguments")
-            return ActionCall(name=name, arguments={"__positional__": positional, **keywords}), False
+            return ActionCall(name=name, arguments={"__positional__": positional, **keywords})
         keywords = {**dict(zip(names, positional, strict=False)), **keywords}
-    return ActionCall(name=name, arguments=canonical_arguments(name, keywords)), False
+    return ActionCall(name=name, arguments=canonical_arguments(name, keywords))
 
 
 def resolve_call(

@@ -210,6 +210,8 @@ def _versions(body: str, known: Iterable[str] | None) -> dict[str, list[tuple[st
 
     for line in body.split("\n"):
         header = _header(line, names)
+        if header is not None and header[1] and (header[0] == title or _HISTORY_LINE.search(header[1])):
+            header = None  # "Action: {...}" inside the Action section, or a quoted history line: text
         if header is None:
             if title is not None:
                 lines.append(line)
@@ -219,6 +221,11 @@ def _versions(body: str, known: Iterable[str] | None) -> dict[str, list[tuple[st
         lines, same_line = ([inline], True) if inline else ([], False)
     close()
     return found
+
+
+_HISTORY_LINE = re.compile(r"\|\s*(?:Description|Outcome|Feedback)\s*:")
+"""A line quoted from the prompt's action history (``Action: Tap(1, 2) | Description: ... | Outcome:
+...``): it names an earlier action, it is not a header."""
 
 
 def _all_of(occurrences: list[tuple[str, bool]]) -> str:
@@ -288,6 +295,11 @@ _NOTHING = re.compile(
 "There are no new Shortcuts to propose." """
 
 
+_SIGN_OFF = re.compile(
+    r"^\W*(?=[^\d\n]*$).*\b(?:let me know|hope this helps|anything else|feel free|happy to help|you)\b", re.I
+)
+"""A chat sign-off after the answer ("Let me know if you need anything else!"), not a fact."""
+
 _NOTES_KEPT = re.compile(
     r"\bnotes?\b.*\b(?:unchanged|same|as (?:they are|before|is)|still|kept|keep|remains?|stays?)\b"
     r"|\b(?:keep|keeping|kept|unchanged)\b.*\bnotes?\b"
@@ -304,14 +316,19 @@ def says_nothing(text: str, *, then_anything: bool = False) -> bool:
     "No changes. The cart total is twelve dollars." is an answer: a fact follows."""
     if says_none(text, NONE_WORDS):
         return True
-    first = normalize_reply(text).strip().split("\n\n", 1)[0].strip().strip("*_`").strip()
+    first, *later = normalize_reply(text).strip().split("\n\n")
+    first = first.strip().strip("*_`").strip()
     if len(first) > 160 or any(char.isdigit() or char in "[{" for char in first):
         return False
     sentence, *rest = re.split(r"[.;:!(\n—–]| - ", first.lower(), maxsplit=1)
     if _NOTHING.fullmatch(" ".join(sentence.split())) is None:
         return False
+    if then_anything:
+        return True
     after = " ".join(rest).strip(" .;:!()-—–")
-    return then_anything or not after or _NOTES_KEPT.search(after) is not None
+    return (not after or _NOTES_KEPT.search(after) is not None) and all(
+        _SIGN_OFF.search(paragraph) or _NOTES_KEPT.search(paragraph.lower()) for paragraph in later
+    )
 
 
 def says_none(text: str, words: Iterable[str] = ("none", "n/a", "na", "nothing", "no", "null", "[]")) -> bool:
@@ -356,8 +373,12 @@ _SECOND_OUTCOME = re.compile(
 
 _ARTICLE = re.compile(r" +[a-z]")
 """After an ``A``: a lower-case word, as when the ``A`` is the article of a sentence (``A new page``)."""
-_LATER_LETTER = re.compile(r"(?<![A-Za-z0-9])(?<!\bnot )(?<!\bno )(?<!\bthan )\(?[BC]\)?[\s.!)*]*$")
-"""Another outcome letter ending the line (``..., so: B``), not a negated one (``not C``)."""
+_LATER_LETTER = re.compile(
+    r"(?:[:=>→]|\b(?:so|is|outcome|answer|verdict|result|therefore|thus|hence|actually))\W{0,3}\(?[BC]\)?[\s.!)*]*$",
+    re.I,
+)
+"""Another outcome letter given as the answer at the end of the line (``..., so: B``), not a mention
+(``not option C``, ``now on step B``)."""
 
 
 def parse_outcome(text: str) -> Outcome:
@@ -429,8 +450,8 @@ _DONE_SENTENCES = (
 
 
 _NOT_YET = re.compile(
-    r"\W*(?:(?:no|nope)(?=\s*(?:[,.;:!?)\-—–]|$))|not (?:yet|quite|done|finished|complete|really)\b"
-    r"|wait\b|almost\b|nearly\b)"
+    r"\s*(?:[:?\-—–]\s*)?(?:(?:no|nope)(?=\s*(?:[,.;:!?)\-—–]|$))"
+    r"|not (?:yet|quite|done|finished|complete|really)\b|wait\b|almost\b|nearly\b)"
 )
 """What after ``Finished`` takes it back: ``? Not yet``, ``: no, ...``, ``- wait``; not ``. No further
 action is needed``."""
