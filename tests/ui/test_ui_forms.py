@@ -159,11 +159,10 @@ def test_a_base_url_that_is_not_a_web_address_is_refused_before_any_call(url: st
 def test_the_demo_command_says_where_it_runs_in_its_own_words(tmp_path: Path) -> None:
     import os
     import signal
-    import socket
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    from ui_testkit import free_port
+
+    port = free_port()
     env = {**os.environ, "MAE_LOG_DIR": str(tmp_path / "runs"), "MAE_MEMORY_DIR": str(tmp_path / "memory")}
     demo = subprocess.Popen(
         [sys.executable, "app.py", "--port", str(port)],
