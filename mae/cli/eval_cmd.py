@@ -141,6 +141,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from mae.eval.report import write_reports
     from mae.eval.runner import EvalRunner, write_options
     from mae.eval.tasks import load_eval_tasks, select_tasks
+    from mae.results import EXIT_CODES, ExitReason
     from mae.runtime import backbone_of
 
     base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
@@ -155,12 +156,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     tasks = select_tasks(load_eval_tasks(options.suite, options.realism, options.seed), options.tasks)
     virtual = options.suite.partition(":")[0] == "virtual"
     device = args.device or ("virtual" if virtual else None)
+    if args.resume and args.max_steps is not None and args.max_steps != options.max_steps:
+        raise ConfigError(
+            f"{folder} was run with --max-steps {options.max_steps}: drop --max-steps to resume it with "
+            "the same limit, or choose a new --out"
+        )
     settings = load_run_settings(
         args,
         {
             "device": device,
             "log_dir": folder / "runs",
             "loop.agent": options.agent,
+            **(
+                {"loop.max_steps": options.max_steps} if args.resume else {}
+            ),  # a resumed eval keeps its limit
             **_role_overrides(args.role_model),
         },
     )
@@ -191,14 +200,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
             stop.set()
     finally:
         runtime.close()
+    resume = f"python -m mae eval --out {folder} --resume"
+    if runner.halted:
+        _say(f"the eval stopped because the model provider failed; fix it, then continue with  {resume}")
     if not (folder / RESULTS_FILE).exists():
         _say("no task finished, so there is nothing to report yet")
-        return 130 if stop.is_set() else 1
+        return EXIT_CODES[ExitReason.MODEL_ERROR] if runner.halted else 130 if stop.is_set() else 1
     paths = write_reports(folder)
     for name in ("report.md", "report.html"):
         print(f"wrote {paths[name]}")
+    if runner.halted:
+        return EXIT_CODES[ExitReason.MODEL_ERROR]
     if stop.is_set():
-        _say(f"interrupted: continue with  python -m mae eval --out {folder} --resume")
+        _say(f"interrupted: continue with  {resume}")
         return 130
     return 0
 

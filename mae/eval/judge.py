@@ -88,15 +88,18 @@ def marks_from_form(
     correct_actions: list[str],
     correct_verdicts: list[str],
 ) -> JudgeMarks:
-    """A person's marks: every rubric, action and verdict of the run counts as judged."""
+    """A person's marks: every rubric, action and verdict of the run counts as judged (Mobile-Agent v1
+    has no Action Reflector, so no verdicts: its RA stays "-", as in the paper)."""
     actions = set(correct_actions)
     verdicts = set(correct_verdicts)
+    reflector = record.agent != "v1"
     return JudgeMarks(
         key=record.key,
         judge="person",
         rubric_steps=[parse_step_label(label) for label in rubric_labels[: len(record.rubrics)]],
         action_correct=[action_label(i, record) in actions for i in range(len(record.actions))],
         reflection_correct=[
-            verdict_label(i, record) in verdicts if a.executed else None for i, a in enumerate(record.actions)
+            verdict_label(i, record) in verdicts if a.executed and reflector else None
+            for i, a in enumerate(record.actions)
         ],
     )

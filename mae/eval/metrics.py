@@ -5,7 +5,9 @@
 - Reflection Accuracy (RA): correct Action Reflector verdicts / judged verdicts.
 - Termination Error (TE): tasks that ended any way but the agent's own finish / tasks.
 - steps per task, Shortcut usage (actions that called a Shortcut / all actions), seconds per operation
-  (wall, and its model / perception / execution parts), tokens, images and estimated cost per task.
+  (wall, and its model / perception / execution parts, over the atomic operations that ran: a
+  Shortcut's steps count one each, an invalid action none, as in the paper's Table 5), tokens, images
+  and estimated cost per task.
 
 With several repeats, SS, AA, RA and TE get a 95% confidence interval (Student's t over the repeats'
 group values).
@@ -78,7 +80,7 @@ def group_metrics(records: Sequence[TaskRecord]) -> GroupMetrics:
     actions = [a for r in records for a in r.actions]
     judged_actions = [c for r in records for c in r.action_correct if c is not None]
     judged_verdicts = [c for r in records for c in r.reflection_correct if c is not None]
-    ops = len(actions)
+    ops = sum(a.operations_run for a in actions)
     totals = [r.totals for r in records]
     costs = [r.cost_usd for r in records if r.cost_usd is not None]
 
@@ -94,7 +96,7 @@ def group_metrics(records: Sequence[TaskRecord]) -> GroupMetrics:
         ra=_ratio(sum(judged_verdicts), len(judged_verdicts)),
         te=sum(r.termination_error for r in records) / n if n else 0.0,
         steps=mean(len(r.actions) for r in records) if n else 0.0,
-        shortcut_pct=_ratio(sum(1 for a in actions if a.shortcut), ops),
+        shortcut_pct=_ratio(sum(1 for a in actions if a.shortcut), len(actions)),
         s_per_op=per_op(lambda r: r.totals.seconds),
         model_s_per_op=per_op(lambda r: r.totals.model_seconds),
         perception_s_per_op=per_op(lambda r: r.totals.perception_seconds),

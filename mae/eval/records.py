@@ -35,6 +35,14 @@ class ActionEntry(BaseModel):
     executed: bool = True
     outcome: str = "C"
     effect: bool | None = Field(default=None, description="the phone changed (virtual suite only)")
+    operations: int | None = Field(
+        default=None, description="atomic operations that ran (a Shortcut runs several); None in old records"
+    )
+
+    @property
+    def operations_run(self) -> int:
+        """Atomic operations that ran (old records without the count: one per executed action)."""
+        return self.operations if self.operations is not None else int(self.executed)
 
 
 class TaskRecord(BaseModel):

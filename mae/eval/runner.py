@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from mae.agents.experience import PROVIDER_DOWN_ERRORS
 from mae.device.base import Device
 from mae.errors import ConfigError
 from mae.eval.prices import estimate_cost
@@ -199,6 +200,8 @@ class EvalRunner:
         self.progress = progress or (lambda _message: None)
         self.stop_event = stop_event or threading.Event()
         self.listener = listener
+        self.halted: str | None = None
+        """Why the eval stopped by itself (the model provider failed), None otherwise."""
         self.virtual = any(t.source == "virtual" for t in tasks)
         if self.virtual and not callable(getattr(runtime.device, "state", None)):
             raise ConfigError(
@@ -236,7 +239,10 @@ class EvalRunner:
                 future = [t.instruction for t in group[order + 1 :]]
                 record = self._run_one(task, repeat, order, session, between, future)
                 if record is None:  # interrupted: not recorded, so it reruns on resume
-                    self.progress(f"{key} was interrupted; it is not recorded and runs again on resume")
+                    why = (
+                        f"the model provider failed ({self.halted})" if self.halted else "it was interrupted"
+                    )
+                    self.progress(f"{key}: {why}; it is not recorded and runs again on resume")
                     return self._results()
                 append_result(self.folder, record)
                 finished_now += 1
@@ -299,6 +305,14 @@ class EvalRunner:
         if result.exit_reason is ExitReason.STOPPED:
             self.stop_event.set()
             return None
+        failed = [call for call in runtime.client.records[first_call:] if not call.ok]
+        if (
+            result.exit_reason is ExitReason.MODEL_ERROR
+            and failed
+            and failed[-1].error in PROVIDER_DOWN_ERRORS
+        ):
+            self.halted = result.message  # an outage or a refused key says nothing of the agent: stop here
+            return None
         session.finish(result, prepared, future if options.setting == "evolution" else ())
         cost, note = estimate_cost(runtime.client.records[first_call:])
         record = TaskRecord(
@@ -326,6 +340,7 @@ class EvalRunner:
                     executed=a.executed,
                     outcome=a.outcome,
                     effect=grader.effects.get(a.step) if grader is not None else None,
+                    operations=a.completed_steps,
                 )
                 for a in result.actions
             ],

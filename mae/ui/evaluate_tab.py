@@ -409,7 +409,11 @@ def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
                 else:
                     boxes.append(gr.update(visible=False))
             action_choices = [action_label(i, record) for i in range(len(record.actions))]
-            verdict_choices = [verdict_label(i, record) for i, a in enumerate(record.actions) if a.executed]
+            verdict_choices = [
+                verdict_label(i, record)
+                for i, a in enumerate(record.actions)
+                if a.executed and record.agent != "v1"  # v1 has no Action Reflector to judge
+            ]
             header = (
                 f"**{record.key}** · {record.exit_reason.value} · {len(record.actions)} steps · "
                 f"{grader_label([record])}\n\n> {record.instruction}\n\nFor each rubric item, say after "

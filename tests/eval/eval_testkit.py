@@ -27,7 +27,8 @@ def record(
     totals: dict[str, Any] | None = None,
     **extra: Any,
 ) -> TaskRecord:
-    """A record with one action per outcome letter; ``shortcuts`` marks actions that called one ('S')."""
+    """A record with one action per outcome letter; ``shortcuts`` marks actions that called one ('S':
+    ``Tap_Type_and_Enter``, three atomic operations)."""
     rubric_steps = [1, 2, None] if rubric_steps is None else rubric_steps
     steps = len(outcomes)
     actions = [
@@ -36,6 +37,7 @@ def record(
             text=f"Tap({i}, {i})",
             outcome=o,
             shortcut="Tap_Type_and_Enter" if i < len(shortcuts) and shortcuts[i] == "S" else None,
+            operations=3 if i < len(shortcuts) and shortcuts[i] == "S" else 1,
         )
         for i, o in enumerate(outcomes)
     ]

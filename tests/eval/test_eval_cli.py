@@ -22,7 +22,7 @@ from mae.eval.marks import JudgeMarks, judged_records, save_marks
 from mae.eval.records import read_results
 from mae.eval.virtual_suite import VirtualTask, load_task_suite
 from mae.runtime import Runtime, build_runtime
-from mae.testing.fake_model_server import FakeModelServer
+from mae.testing.fake_model_server import FakeModelServer, FakeReply
 from mae.testing.reference_agent import ReferenceAgent
 
 
@@ -145,6 +145,8 @@ def test_eval_cli_resume_finishes_only_what_was_left(
     other_model[other_model.index("fake-vlm")] = "another-vlm"
     assert main(other_model) == 2  # another backbone would mix two models in one report
     assert "was run with the backbone custom:fake-vlm, not custom:another-vlm" in capsys.readouterr().err
+    assert main(cli(fake_server, out, "--resume", "--max-steps", "5")) == 2  # another step limit
+    assert "was run with --max-steps 40" in capsys.readouterr().err
     started = [r for r in agent.requests if r.role == "manager" and "name the first subgoal" in r.text]
     before = len(started)
     assert main(cli(fake_server, out, "--resume")) == 0
@@ -338,7 +340,6 @@ def test_eval_runs_the_baselines_and_counts_a_provider_failure_as_termination_er
     phone: VirtualPhone, tmp_path: Path, agent: str
 ) -> None:
     from mae.config import LoopSettings
-    from mae.testing.fake_model_server import FakeReply
 
     if "agent" not in LoopSettings.model_fields:
         pytest.skip("this build has no baseline agents")
@@ -359,3 +360,18 @@ def test_eval_runs_the_baselines_and_counts_a_provider_failure_as_termination_er
     )
     name = "Mobile-Agent-v2 | Multi-Agent" if agent == "v2" else "Mobile-Agent-v1 | Single-Agent"
     assert f"| {name} | 0.0 | – | – | 100.0 |" in (out / "report.md").read_text()
+
+
+def test_eval_cli_a_provider_outage_stops_the_eval_and_scores_nothing(
+    phone: VirtualPhone, fake_server: FakeModelServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_server.responder = lambda request: FakeReply(status=503, body='{"error": {"message": "down"}}')
+    out = tmp_path / "eval"
+    ids = ",".join(t.task_id for t in two_short_tasks())
+    argv = cli(fake_server, out, "--suite", "virtual:basic", "--tasks", ids, "--max-retries", "0")
+    assert main(argv) == 7  # as `run`'s model_error
+    err = capsys.readouterr().err
+    assert "the model provider failed" in err and "it is not recorded and runs again on resume" in err
+    assert "fix it, then continue with  python -m mae eval --out" in err
+    assert not (out / "results.jsonl").exists()  # an outage is no task failure: nothing is scored
+    assert len(fake_server.requests) == 1  # and the eval stopped at once

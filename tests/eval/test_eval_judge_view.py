@@ -60,3 +60,9 @@ def test_eval_judge_marks_from_the_form() -> None:
     assert marks.rubric_steps == [2, None]
     assert marks.action_correct == [True, False, True]
     assert marks.reflection_correct == [False, True, None]  # an action that never ran has no verdict
+
+
+def test_eval_judge_marks_of_mobile_agent_v1_have_no_verdicts() -> None:
+    item = record(outcomes="AA", agent="v1")
+    marks = marks_from_form(item, ["after step 1", None, None], [action_label(0, item)], [])
+    assert marks.reflection_correct == [None, None]  # no Action Reflector: RA stays "-", as in the paper

@@ -82,10 +82,11 @@ def test_eval_steps_shortcuts_speed_tokens_and_cost() -> None:
     metrics = group_metrics([a, b])
     assert metrics.steps == 3.0
     assert metrics.shortcut_pct == pytest.approx(2 / 6)
-    assert metrics.s_per_op == pytest.approx(30 / 6)
-    assert metrics.model_s_per_op == pytest.approx(12 / 6)
-    assert metrics.perception_s_per_op == pytest.approx(1.0)
-    assert metrics.execution_s_per_op == pytest.approx(0.5)
+    # per atomic operation that ran, as in the paper's Table 5: each Shortcut ran three
+    assert metrics.s_per_op == pytest.approx(30 / 10)
+    assert metrics.model_s_per_op == pytest.approx(12 / 10)
+    assert metrics.perception_s_per_op == pytest.approx(6 / 10)
+    assert metrics.execution_s_per_op == pytest.approx(3 / 10)
     assert metrics.tokens == 1500 and metrics.images == 6
     assert metrics.cost_usd == pytest.approx(0.02)  # mean over the runs with a known price
 
@@ -210,3 +211,13 @@ def test_eval_repeats_meet_differently_seeded_obstacles() -> None:
         grader=SuiteTask(realism=Obstacles(enabled=False)),
     )
     assert prepare_phone(cast(Any, phone), calm, repeat=3, seed=None) == 0 and phone[-1] == 5
+
+
+def test_eval_an_action_that_never_ran_is_no_operation() -> None:
+    invalid = record("a", outcomes="AC", totals={"steps": 2, "seconds": 6.0})
+    invalid.actions[1].executed, invalid.actions[1].operations = False, 0
+    assert group_metrics([invalid]).s_per_op == pytest.approx(6.0)
+    old = invalid.model_copy(deep=True)  # a record written before the count was kept
+    for action in old.actions:
+        action.operations = None
+    assert group_metrics([old]).s_per_op == pytest.approx(6.0)  # one per executed action
