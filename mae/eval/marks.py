@@ -65,13 +65,19 @@ def curve_from_steps(rubric_steps: list[int | None], steps: int) -> list[float]:
 
 def apply_marks(record: TaskRecord, marks: JudgeMarks | None) -> TaskRecord:
     """The record as the judge sees it: marked rubric steps replace the grading, marked actions and
-    verdicts replace the code's judgement (unmarked ones keep it)."""
+    verdicts replace the code's judgement (unmarked ones keep it).
+
+    Rubric steps marked as the code found them leave the code's grading as it is: a person who only
+    ticks actions does not turn an item that held and was lost again into one that holds at the end."""
     if marks is None:
         return record
     update: dict[str, object] = {}
     steps = len(record.actions)
     if marks.rubric_steps and len(marks.rubric_steps) == len(record.rubrics):
         clipped = [None if s is None else max(0, min(int(s), steps)) for s in marks.rubric_steps]
+    else:
+        clipped = None
+    if clipped is not None and not (record.grader == "code" and clipped == record.rubric_steps):
         update |= {
             "grader": marks.judge,
             "rubric_steps": clipped,

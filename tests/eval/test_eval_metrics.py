@@ -221,3 +221,15 @@ def test_eval_an_action_that_never_ran_is_no_operation() -> None:
     for action in old.actions:
         action.operations = None
     assert group_metrics([old]).s_per_op == pytest.approx(6.0)  # one per executed action
+
+
+def test_eval_marks_that_leave_the_rubric_as_code_found_it_keep_the_code_grading() -> None:
+    lost = record("a", outcomes="AAA", rubric_steps=[1, 2])  # item 2 held after step 2, then not:
+    lost = lost.model_copy(update={"final_passed": [True, False], "curve": [0, 0.5, 1.0, 0.5]})
+    ticked = JudgeMarks(key=lost.key, rubric_steps=[1, 2], action_correct=[True, True, False])
+    judged = apply_marks(lost, ticked)
+    assert judged.grader == "code" and judged.curve == [0, 0.5, 1.0, 0.5]
+    assert group_metrics([judged]).ss == 0.5
+    assert judged.action_correct == [True, True, False] and judged.correctness_source == "person"
+    moved = apply_marks(lost, JudgeMarks(key=lost.key, rubric_steps=[1, None]))
+    assert moved.grader == "person" and group_metrics([moved]).ss == 0.5  # a change is the person's
