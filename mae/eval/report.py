@@ -296,14 +296,26 @@ COMPARED: list[tuple[str, Callable[[GroupMetrics], float | None], float, int]] =
 
 
 def compare(a: Path | str, b: Path | str) -> str:
-    """Markdown: two eval folders side by side (overall and per-scenario SS) with B − A deltas."""
+    """Markdown: two eval folders side by side (overall and per-scenario SS) with B − A deltas, over the
+    tasks both ran (a different task set would make the deltas say nothing of the agents)."""
     records_a = judged_records(a, read_results(a))
     records_b = judged_records(b, read_results(b))
-    sa, sb = summarize(records_a), summarize(records_b)
     name_a, name_b = model_name(records_a)[0], model_name(records_b)[0]
-    out = [
-        f"# Comparison: A = {a} ({name_a}) vs B = {b} ({name_b})",
-        "",
+    out = [f"# Comparison: A = {a} ({name_a}) vs B = {b} ({name_b})", ""]
+    ids_a, ids_b = {r.task_id for r in records_a}, {r.task_id for r in records_b}
+    shared = ids_a & ids_b
+    if not shared:
+        return "\n".join([*out, "The two evals share no task, so there is nothing to compare."]) + "\n"
+    if ids_a != ids_b:
+        out += [
+            f"Compared over the {len(shared)} task(s) both ran; left out: {len(ids_a - shared)} only in A, "
+            f"{len(ids_b - shared)} only in B.",
+            "",
+        ]
+        records_a = [r for r in records_a if r.task_id in shared]
+        records_b = [r for r in records_b if r.task_id in shared]
+    sa, sb = summarize(records_a), summarize(records_b)
+    out += [
         f"A: {grader_label(records_a)}; B: {grader_label(records_b)}",
         "",
         "| metric | A | B | B − A |",

@@ -233,3 +233,21 @@ def test_eval_marks_that_leave_the_rubric_as_code_found_it_keep_the_code_grading
     assert judged.action_correct == [True, True, False] and judged.correctness_source == "person"
     moved = apply_marks(lost, JudgeMarks(key=lost.key, rubric_steps=[1, None]))
     assert moved.grader == "person" and group_metrics([moved]).ss == 0.5  # a change is the person's
+
+
+def test_eval_compare_keeps_to_the_tasks_both_evals_ran(tmp_path: Path) -> None:
+    from mae.eval.records import append_result
+    from mae.eval.report import compare
+
+    for name, records in (
+        ("a", [record("t1", rubric_steps=[1, 2]), record("t2", rubric_steps=[None, None])]),
+        ("b", [record("t1", rubric_steps=[1, 2])]),
+        ("c", [record("t3", rubric_steps=[1, 2])]),
+    ):
+        (tmp_path / name).mkdir()
+        for item in records:
+            append_result(tmp_path / name, item)
+    text = compare(tmp_path / "a", tmp_path / "b")
+    assert "Compared over the 1 task(s) both ran; left out: 1 only in A, 0 only in B." in text
+    assert "| Satisfaction Score (%) | 100.0 | 100.0 | +0.0 |" in text  # not 50.0 against 100.0
+    assert "share no task, so there is nothing to compare" in compare(tmp_path / "a", tmp_path / "c")
