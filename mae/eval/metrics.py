@@ -71,6 +71,7 @@ class GroupMetrics(BaseModel):
     graders: list[str] = Field(default_factory=list)
     repeats: int = 1
     ci: dict[str, float] = Field(default_factory=dict, description="95% half-widths when repeats > 1")
+    left_out: int = Field(0, description="runs of unfinished repeats left out (an interrupted eval)")
 
 
 def group_metrics(records: Sequence[TaskRecord]) -> GroupMetrics:
@@ -110,9 +111,19 @@ def group_metrics(records: Sequence[TaskRecord]) -> GroupMetrics:
 
 
 def with_intervals(records: Sequence[TaskRecord]) -> GroupMetrics:
-    """``group_metrics`` plus 95% intervals of SS, AA, RA and TE across repeats."""
-    pooled = group_metrics(records)
+    """``group_metrics`` plus 95% intervals of SS, AA, RA and TE across repeats.
+
+    Only repeats that ran every task of the group count when some did not (an interrupted eval): a
+    repeat with half the tasks would weigh the tasks it has twice and make the interval meaningless."""
+    tasks = {r.task_id for r in records}
     repeats = sorted({r.repeat for r in records})
+    complete = [k for k in repeats if {r.task_id for r in records if r.repeat == k} == tasks]
+    if complete and len(complete) < len(repeats):
+        kept = [r for r in records if r.repeat in complete]
+        pooled = with_intervals(kept)
+        pooled.left_out = len(records) - len(kept)
+        return pooled
+    pooled = group_metrics(records)
     if len(repeats) < 2:
         return pooled
     per_repeat = [group_metrics([r for r in records if r.repeat == k]) for k in repeats]

@@ -101,6 +101,11 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
         f"Written {time.strftime('%Y-%m-%d %H:%M:%S')}; "
         f"{summary.overall.graded} of {len(records)} task runs graded.",
     ]
+    if summary.overall.left_out:
+        lines.append(
+            f"{summary.overall.left_out} run(s) of unfinished repeats are left out of the figures: "
+            "resume the eval to finish them."
+        )
     overall = summary.overall
     ss_head = f"Satisfaction Score (%) ↑ [{graded_by}]"
     tables = [

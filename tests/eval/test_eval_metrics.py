@@ -251,3 +251,12 @@ def test_eval_compare_keeps_to_the_tasks_both_evals_ran(tmp_path: Path) -> None:
     assert "Compared over the 1 task(s) both ran; left out: 1 only in A, 0 only in B." in text
     assert "| Satisfaction Score (%) | 100.0 | 100.0 | +0.0 |" in text  # not 50.0 against 100.0
     assert "share no task, so there is nothing to compare" in compare(tmp_path / "a", tmp_path / "c")
+
+
+def test_eval_an_unfinished_repeat_is_left_out_of_the_figures() -> None:
+    done = [record("a", repeat=0, rubric_steps=[1]), record("b", repeat=0, rubric_steps=[None])]
+    partial = [record("a", repeat=1, rubric_steps=[1])]  # the eval stopped during repeat 1
+    metrics = summarize([*done, *partial]).overall
+    assert metrics.ss == pytest.approx(0.5) and metrics.left_out == 1  # not 2/3, weighing task a twice
+    assert metrics.ci == {}  # one complete repeat: no interval (was ± hundreds of points)
+    assert summarize(done).overall.left_out == 0
