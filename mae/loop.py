@@ -186,7 +186,8 @@ class _Runner:
         )
         try:
             self.check_stop()
-            screen, _ = self.perceive(self.device.screenshot())
+            screen, seconds = self.perceive(self.device.screenshot())
+            self.stats.perception_seconds += seconds  # the first screen's, outside every step
             while True:
                 if self.step >= settings.max_steps:
                     raise RunExit(ExitReason.MAX_STEPS, f"reached the limit of {settings.max_steps} steps")
@@ -320,7 +321,8 @@ class _Runner:
             "undo", lambda: execute(self.device, steps, settle_timeout_s=self.settings.settle_timeout_s)
         )
         self.writer.record("undo", self.step, action="Back()", completed=done.completed, error=done.error)
-        screen, _ = self.look("undone")
+        screen, seconds = self.look("undone")
+        self.stats.perception_seconds += seconds
         return screen
 
     def step_screen(self, index: int, step: Any, image: Image.Image) -> None:

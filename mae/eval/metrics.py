@@ -58,7 +58,7 @@ class GroupMetrics(BaseModel):
     ss: float | None = None
     aa: float | None = None
     ra: float | None = None
-    te: float = 0.0
+    te: float | None = Field(None, description="None when there is no run to count")
     steps: float = 0.0
     shortcut_pct: float | None = None
     s_per_op: float | None = None
@@ -95,7 +95,7 @@ def group_metrics(records: Sequence[TaskRecord]) -> GroupMetrics:
         ss=mean(scores) if scores else None,
         aa=_ratio(sum(judged_actions), len(judged_actions)),
         ra=_ratio(sum(judged_verdicts), len(judged_verdicts)),
-        te=sum(r.termination_error for r in records) / n if n else 0.0,
+        te=sum(r.termination_error for r in records) / n if n else None,
         steps=mean(len(r.actions) for r in records) if n else 0.0,
         shortcut_pct=_ratio(sum(1 for a in actions if a.shortcut), len(actions)),
         s_per_op=per_op(lambda r: r.totals.seconds),

@@ -135,7 +135,8 @@ def grade_record(record: TaskRecord, grader: StepGrader, result: TaskResult) -> 
     action_correct: list[bool | None] = []
     reflection_correct: list[bool | None] = []
     for i, (entry, source) in enumerate(zip(actions, result.actions, strict=True), 1):
-        correct = bool(entry.executed and entry.effect and curve[i] >= curve[i - 1])
+        lost = any(before and not after for before, after in zip(per_index[i - 1], per_index[i], strict=True))
+        correct = bool(entry.executed and entry.effect and not lost)
         action_correct.append(correct)
         self_judged = (
             not entry.executed or source.stopped or (source.error or "").startswith("the phone refused")

@@ -260,3 +260,25 @@ def test_eval_an_unfinished_repeat_is_left_out_of_the_figures() -> None:
     assert metrics.ss == pytest.approx(0.5) and metrics.left_out == 1  # not 2/3, weighing task a twice
     assert metrics.ci == {}  # one complete repeat: no interval (was ± hundreds of points)
     assert summarize(done).overall.left_out == 0
+
+
+def test_eval_code_action_accuracy_counts_an_action_that_loses_a_rubric_item_as_wrong() -> None:
+    from types import SimpleNamespace
+
+    from mae.eval.runner import grade_record
+
+    item = record("a", outcomes="AA", rubric_steps=[1, None])
+    for action in item.actions:
+        action.effect = True
+    grades = {0: [False, False], 1: [True, False], 2: [False, True]}  # step 2 loses one item, gains one
+    grader = SimpleNamespace(grades=grades, last_step=2)
+    result = SimpleNamespace(actions=[SimpleNamespace(stopped=False, error=None)] * 2)
+    graded = grade_record(item, grader, result)  # type: ignore[arg-type]
+    assert graded.curve == [0.0, 0.5, 0.5]  # the total did not drop...
+    assert graded.action_correct == [True, False]  # ...but an item was lost: not a correct action
+
+
+def test_eval_an_empty_group_has_no_termination_error_to_show() -> None:
+    from mae.eval.report import pct
+
+    assert group_metrics([]).te is None and pct(group_metrics([]).te) == "–"  # not 0.0

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from conftest import RunFn
-from loop_scripting import Script, Step, manager_reply
+from loop_scripting import GroundTruthPerceptor, Script, Step, manager_reply
 
 from mae.actions import ActionCall
 from mae.device.virtual import VirtualPhone
@@ -288,3 +289,18 @@ def test_loop_ctrl_c_after_an_action_ran_keeps_it_as_a_step(run: RunFn, fake_ser
     assert finished.data["steps"] == 1
     summary = json.loads((Path(finished.data["run_dir"]) / "summary.json").read_text(encoding="utf-8"))
     assert [a["text"] for a in summary["actions"]] == ["Home()"] and len(summary["step_timings"]) == 1
+
+
+def test_loop_perception_seconds_include_the_first_screen(
+    run: RunFn, fake_server: FakeModelServer, phone: VirtualPhone
+) -> None:
+    class SlowPerceptor(GroundTruthPerceptor):
+        def perceive(self, image: Any, keyboard_active: bool | None = None) -> Any:
+            time.sleep(0.05)
+            return super().perceive(image, keyboard_active)
+
+    perceptor = SlowPerceptor(phone)
+    fake_server.responder = Script([Step("Go home", HOME)])
+    result, _ = run("Go home", perceptor=perceptor)
+    assert perceptor.calls >= 2  # the first screen, and the screen after the action
+    assert result.totals.perception_seconds >= 0.05 * perceptor.calls * 0.95
