@@ -114,3 +114,8 @@ class TaskResult(BaseModel):
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.exit_reason]
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 step``, ``2 steps``."""
+    return f"{number} {noun}" + ("" if number == 1 else "s")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mae.action_text import parse_action_text
 from mae.actions import (
     ATOMIC_ACTIONS,
     INITIAL_SHORTCUTS,
@@ -14,7 +15,6 @@ from mae.actions import (
     Type,
     describe_atomic_actions,
     make_atomic,
-    parse_action_text,
     resolve_call,
 )
 from mae.errors import ActionError

@@ -41,7 +41,7 @@ from mae.memory.shortcuts import (
 from mae.memory.tips import format_tips, normalize_tips, split_tips
 from mae.memory.usage import apply_usage, failure_report
 from mae.memory.working import WorkingMemory
-from mae.results import TaskResult
+from mae.results import TaskResult, counted
 
 ROLE = "experience"
 AUTHOR = "experience reflector"
@@ -128,9 +128,9 @@ class ExperienceReport(BaseModel):
             parts.append("revised: " + ", ".join(self.revised))
         if self.rejected:
             count = len(self.rejected)
-            parts.append(f"{count} Shortcut proposal{'' if count == 1 else 's'} refused")
+            parts.append(f"{counted(count, 'Shortcut proposal')} refused")
         if self.problems:
-            parts.append(f"{len(self.problems)} problem{'' if len(self.problems) == 1 else 's'}")
+            parts.append(counted(len(self.problems), "problem"))
         return "; ".join(parts)
 
 

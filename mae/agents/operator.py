@@ -15,13 +15,13 @@ from typing import Any
 from PIL import Image
 from pydantic import BaseModel, PrivateAttr
 
+from mae.action_text import parse_action_text
 from mae.actions import (
     ATOMIC_ACTIONS,
     ActionCall,
     AtomicAction,
     Shortcut,
     describe_atomic_actions,
-    parse_action_text,
     resolve_call,
 )
 from mae.agents.base import AgentResult, Screen, TurnListener, ask

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from mae.actions import INITIAL_SHORTCUTS, parse_action_text, resolve_call, run_steps
+from mae.action_text import parse_action_text
+from mae.actions import INITIAL_SHORTCUTS, resolve_call, run_steps
 from mae.device import VIRTUAL, open_device
 from mae.device.base import Device
 from mae.errors import ConfigError, DeviceError

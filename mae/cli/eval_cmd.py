@@ -111,14 +111,14 @@ def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
 
     given = {
         k: getattr(args, k)
-        for k in ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism")
+        for k in ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism", "max_steps")
         if getattr(args, k) is not None
     }
     saved = read_options(folder)
     if args.resume:
         if saved is None:
             raise ConfigError(f"nothing to resume in {folder}: it holds no eval (drop --resume to start one)")
-        differs = [k for k, v in given.items() if getattr(saved, k) != v]
+        differs = saved.same_run(saved.model_copy(update=given))
         if differs:
             raise ConfigError(
                 f"{folder} was started with other {', '.join(differs)}: drop those options to resume it, "
@@ -156,11 +156,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     tasks = select_tasks(load_eval_tasks(options.suite, options.realism, options.seed), options.tasks)
     virtual = options.suite.partition(":")[0] == "virtual"
     device = args.device or ("virtual" if virtual else None)
-    if args.resume and args.max_steps is not None and args.max_steps != options.max_steps:
-        raise ConfigError(
-            f"{folder} was run with --max-steps {options.max_steps}: drop --max-steps to resume it with "
-            "the same limit, or choose a new --out"
-        )
     settings = load_run_settings(
         args,
         {

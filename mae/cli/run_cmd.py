@@ -168,13 +168,15 @@ class StepPrinter:
         elif event.type == "warning":
             line = f"  warning: {data['message']}"
         elif event.type == "run_finished":
+            from mae.results import counted  # loaded by the run already; not at start-up
+
             totals = data["totals"]
             status = "finished" if data["finished"] else "stopped"
             line = (
                 f"{status}: {_stop_text(data)}\n"
-                f"{_count(data['steps'], 'step')} in {data['seconds']:.1f} s; "
-                f"{_count(totals['model_calls'], 'model call')}, {totals['input_tokens']} input tokens, "
-                f"{_count(totals['images'], 'image')}\nlog: {data['run_dir']}"
+                f"{counted(data['steps'], 'step')} in {data['seconds']:.1f} s; "
+                f"{counted(totals['model_calls'], 'model call')}, {totals['input_tokens']} input tokens, "
+                f"{counted(totals['images'], 'image')}\nlog: {data['run_dir']}"
             )
         if line is not None:
             self._print(line, event.type)
@@ -186,16 +188,12 @@ class StepPrinter:
 
 def _stop_text(data: dict[str, Any]) -> str:
     """Why the run ended, readable, with the loop's message when it adds something."""
-    from mae.results import exit_text
+    from mae.results import exit_text  # loaded by the run already; not at start-up
 
     reason, message = data["exit_reason"], str(data.get("message") or "").strip()
     if data.get("finished"):
         return message or exit_text(reason)
     return f"{exit_text(reason)} ({reason})" + (f": {message}" if message else "")
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _short(text: str, limit: int = 100) -> str:

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from mae.actions import parse_action_text, resolve_call, run_steps
+from mae.action_text import parse_action_text
+from mae.actions import resolve_call, run_steps
 from mae.device.virtual.phone import VirtualPhone
 from mae.device.virtual.realism import DISMISS_LABELS
 from mae.errors import MaeError

@@ -51,8 +51,9 @@ class EvalOptions(BaseModel):
     started_at: float = Field(default_factory=time.time)
 
     def same_run(self, other: EvalOptions) -> list[str]:
-        """The fields that differ from ``other`` in what decides the results."""
-        fields = ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism")
+        """The fields that differ from ``other`` in what decides the results (the backbone is compared
+        once the settings are known)."""
+        fields = ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism", "max_steps")
         return [f for f in fields if getattr(self, f) != getattr(other, f)]
 
 

@@ -14,7 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from mae.actions import parse_action_text, resolve_call, run_steps
+from mae.action_text import parse_action_text
+from mae.actions import resolve_call, run_steps
 from mae.device.virtual.content import merge, read_json, tokens
 from mae.device.virtual.phone import VirtualPhone
 from mae.device.virtual.realism import Realism

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from mae.actions import parse_action_text
+from mae.action_text import parse_action_text
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 Policy = Literal["reference", "halfway"]

@@ -17,8 +17,8 @@ from typing import Any
 
 from PIL import Image
 
-from mae.results import exit_text
-from mae.ui.views import StageRecord, StepRecord, as_dict, counted, step_html
+from mae.results import counted, exit_text
+from mae.ui.views import StageRecord, StepRecord, as_dict, step_html
 
 _FRAME = re.compile(r"^step_(\d{3,})_(before|after)(?:_(\d+))?\.(jpg|jpeg|png)$")
 ROLE_STAGES = {

@@ -23,6 +23,7 @@ from mae.memory.shortcuts import (
     dump_shortcuts,
     shortcut_entries,
 )
+from mae.results import counted
 from mae.ui.text import readable
 
 SHORTCUT_COLUMNS = ["name", "arguments", "status", "calls", "successes", "failures", "streak", "description"]
@@ -43,7 +44,7 @@ class MemoryView:
 
     def header(self) -> str:
         count = len(self.shortcut_rows)
-        text = f"**Long-term memory** · version {self.version} · {count} Shortcut{'' if count == 1 else 's'}"
+        text = f"**Long-term memory** · version {self.version} · {counted(count, 'Shortcut')}"
         for warning in self.warnings:
             text += f"\n\n⚠ {warning}"
         return text

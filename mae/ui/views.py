@@ -15,7 +15,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from mae.events import Event
-from mae.results import exit_text
+from mae.results import counted, exit_text
 from mae.ui.text import readable
 
 Box = tuple[str, tuple[int, int, int, int]]
@@ -453,11 +453,6 @@ def progress_html(view: RunView) -> str:
         f'<div class="mae-progress" id="mae-progress-body"><span>Step {k} of {view.max_steps}'
         f'{html.escape(stage)}</span><div class="mae-bar"><div style="width:{percent}%"></div></div></div>'
     )
-
-
-def counted(number: int, noun: str) -> str:
-    """``1 step``, ``2 steps``."""
-    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def status_markdown(view: RunView, now: float | None = None) -> str:
