@@ -57,6 +57,7 @@ CASES = {
     "task too long": ["run", "x" * 5000, *CUSTOM, "--log-dir", "{d}/runs"],
     "nested task list": ["run", "--tasks", "{d}/tasks.json", *CUSTOM, "--memory-dir", "{d}/mem"],
     "nested shortcuts": ["memory", "import", "--shortcuts", "{d}/shortcuts.json", "--memory-dir", "{d}/mem"],
+    "memory dir unwritable": ["run", "x", *CUSTOM, "--memory-dir", "/proc/self/mem-test"],
     "screenshot extension": ["device", "screenshot", "-o", "{d}/x.xyz", "--device", "virtual"],
 }
 
@@ -70,6 +71,37 @@ def test_bad_cli_input_is_one_line_and_exit_2(
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "\n" not in err and "Traceback" not in err, err
+
+
+def test_an_unwritable_memory_folder_is_refused_before_the_task(
+    files: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MAE_PROFILE", raising=False)
+    argv = ["run", "x", *CUSTOM, "--memory-dir", "/proc/self/mem-test", "--log-dir", str(files / "runs")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the memory folder /proc/self/mem-test" in err and "--memory-dir" in err
+    assert not (files / "runs").exists()  # nothing ran
+
+
+def test_memory_import_without_a_kind_says_how_to_import(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["memory", "import", str(files / "nosuch.txt"), "--memory-dir", str(files / "mem")])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--tips" in err and "--shortcuts" in err and "usage: python -m mae memory import" in err
+
+
+def test_importing_tips_says_how_to_get_the_old_ones_back(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (files / "tips.txt").write_text("1. Close pop-ups first.\n2. Prefer search over scrolling.\n")
+    argv = ["memory", "import", "--tips", str(files / "tips.txt"), "--memory-dir", str(files / "m")]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Tips replaced" in out and "python -m mae memory rollback 0" in out
 
 
 def test_type_with_a_lone_surrogate_is_an_action_error() -> None:

@@ -49,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     imp.add_argument(
         "--shortcuts", type=Path, default=None, metavar="FILE", help="Shortcuts JSON keyed by name (merged)"
     )
-    imp.set_defaults(func=cmd_import)
+    imp.add_argument("files", nargs="*", type=Path, help=argparse.SUPPRESS)
+    imp.set_defaults(func=cmd_import, parser=imp)
 
     exp = actions.add_parser("export", help="write tips.txt and shortcuts.json (the paper's formats)")
     exp.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder to write into")
@@ -157,12 +158,24 @@ def _report(result: UpdateResult) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import the paper's files; exit 1 when some Shortcut was refused (the rest is imported)."""
+    if args.files:
+        name = args.files[0]
+        args.parser.error(
+            f"say what {name} holds: --tips {name} (a numbered Tips list; replaces the Tips) or "
+            f"--shortcuts {name} (Shortcuts JSON; merged)"
+        )
     if args.tips is None and args.shortcuts is None:
         raise MemoryStoreError("give --tips FILE, --shortcuts FILE, or both")
     store = _store(_settings(args))
+    before = store.load().version if args.tips is not None else None
     result = store.import_files(tips=args.tips, shortcuts=args.shortcuts, author="user (memory import)")
     _warn(store)
     _report(result)
+    if before is not None and result.changed:
+        print(
+            f"  the Tips before the import are version {before}: `python -m mae memory rollback {before}` "
+            "brings them back"
+        )
     return 1 if result.change.rejected else 0
 
 

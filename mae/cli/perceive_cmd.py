@@ -9,6 +9,7 @@ from pathlib import Path
 from PIL import Image, UnidentifiedImageError
 
 from mae.config import load_settings
+from mae.device.adb_screen import MAX_SCREEN_PIXELS
 from mae.errors import ConfigError
 from mae.perception.elements import Perception
 
@@ -64,7 +65,7 @@ def cmd_perceive(args: argparse.Namespace) -> int:
 
 
 MIN_SIDE = 32
-MAX_PIXELS = 40_000_000
+MAX_PIXELS = MAX_SCREEN_PIXELS
 MAX_ASPECT = 20
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, get_args
@@ -78,7 +79,23 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     for what, folder in (("log folder", settings.log_dir), ("memory folder", settings.memory_dir)):
         if folder.exists() and not folder.is_dir():
             raise ConfigError(f"the {what} {folder} is a file: name a folder (it is created if missing)")
+    if settings.loop.agent == "e" and settings.evolution.evolve:
+        check_writable(settings.memory_dir, "--memory-dir (MAE_MEMORY_DIR)")
     return settings
+
+
+def check_writable(folder: Path, flag: str) -> None:
+    """``ConfigError`` unless ``folder`` can be created and written (checked before a task runs, so a
+    run never ends with its memory update lost)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        reason = (exc.strerror or "it cannot be written").lower()
+        raise ConfigError(
+            f"cannot write the memory folder {folder} ({reason}): choose a writable folder with {flag}"
+        ) from None
 
 
 def load_run_settings(args: argparse.Namespace, extra: dict[str, Any] | None = None) -> Settings:

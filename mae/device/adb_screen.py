@@ -19,12 +19,25 @@ from mae.errors import DeviceError
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"IEND\xaeB`\x82"
 
+MAX_SCREEN_PIXELS = 40_000_000
+"""The largest screenshot accepted (a 4K tablet has 8.3 million pixels); checked before decoding."""
+
 RGBA_8888, RGBX_8888, RGB_888, RGB_565, BGRA_8888 = 1, 2, 3, 4, 5
 BYTES_PER_PIXEL = {RGBA_8888: 4, RGBX_8888: 4, RGB_888: 3, RGB_565: 2, BGRA_8888: 4}
 
 
 class ScreencapError(DeviceError):
     """``screencap`` returned bytes that are not a screen image (truncated, or an error message)."""
+
+
+def check_size(width: int, height: int) -> None:
+    """Raise ``ScreencapError`` for a screen too large to be a phone's (before any pixel is decoded)."""
+    if width * height > MAX_SCREEN_PIXELS:
+        raise ScreencapError(
+            f"the phone sent a {width}x{height} screenshot, too large for a phone screen (at most "
+            f"{MAX_SCREEN_PIXELS // 1_000_000} million pixels); check `adb shell wm size` and reset it with "
+            "`adb shell wm size reset`"
+        )
 
 
 def _pixels(data: bytes) -> np.ndarray:
@@ -35,6 +48,7 @@ def _pixels(data: bytes) -> np.ndarray:
     bpp = BYTES_PER_PIXEL.get(fmt)
     if bpp is None or width == 0 or height == 0:
         raise ScreencapError(f"raw screencap has an unknown header (w={width}, h={height}, format={fmt})")
+    check_size(width, height)
     column = height * bpp  # bytes per pixel column; the payload is stride columns
     for header in (16, 12):
         payload = len(data) - header
@@ -90,10 +104,13 @@ def decode_raw(data: bytes) -> Image.Image:
 def decode_png(data: bytes) -> Image.Image:
     """The RGB image in a PNG screencap."""
     validate_png(data)
+    if data[12:16] == b"IHDR":  # the size from the header, before PIL allocates anything
+        check_size(*struct.unpack(">II", data[16:24]))
     try:
         image = Image.open(io.BytesIO(data))
+        check_size(*image.size)
         image.load()
-    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+    except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
         raise ScreencapError(
             f"screencap -p returned a broken PNG ({exc}); the connection may have dropped"
         ) from exc

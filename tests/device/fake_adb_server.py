@@ -4,7 +4,8 @@ It answers ``host:version``, ``host:devices-l``, ``host:connect:``, ``host-seria
 ``get-state``, ``host:tport:serial:S`` followed by ``shell,v2:CMD`` (framed stdout + exit code) or
 ``exec:CMD`` (raw bytes until close). Answers come from ``shell`` / ``exec`` dicts keyed by command;
 ``drop_after`` makes a command send that many bytes and then close the socket, like a phone pulled
-out mid-transfer.
+out mid-transfer; ``reset_after`` does the same with a TCP reset (``ConnectionResetError`` on the
+client), like a USB hub that drops the link.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class FakeAdb:
     shell: dict[str, bytes] = field(default_factory=dict)
     exec: dict[str, bytes] = field(default_factory=dict)
     drop_after: dict[str, int] = field(default_factory=dict)
+    reset_after: dict[str, int] = field(default_factory=dict)
     received: list[str] = field(default_factory=list)
 
 
@@ -96,6 +98,11 @@ class _Handler(socketserver.BaseRequestHandler):
             self._fail(f"unknown service {kind}")
             return
         self.request.sendall(b"OKAY")
+        if cmd in fake.reset_after:
+            self.request.sendall(framed[: fake.reset_after[cmd]])
+            self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.request.close()
+            return
         if cmd in fake.drop_after:
             self.request.sendall(framed[: fake.drop_after[cmd]])
             self.request.shutdown(socket.SHUT_RDWR)

@@ -77,3 +77,44 @@ def test_wifi_connect_over_the_wire(fake: FakeAdb) -> None:
     with pytest.raises(DeviceError, match=r"no phone with serial '10\.0\.0\.7:5555'"):
         AdbDevice("10.0.0.7:5555")  # the fake says "connected" but never lists it
     assert "host:connect:10.0.0.7:5555" in fake.received
+
+
+def test_connection_reset_mid_screencap_is_a_device_error(fake: FakeAdb) -> None:
+    full = encode_raw(Image.new("RGB", (64, 128)))
+    fake.exec["screencap"] = full
+    fake.reset_after["screencap"] = len(full) // 3
+    device = AdbDevice("FAKE123", screenshot_method="raw")
+    with pytest.raises(DeviceError, match="FAKE123"):
+        device.screenshot()
+
+
+def test_connection_reset_mid_shell_command_is_a_device_error(fake: FakeAdb) -> None:
+    fake.shell["dumpsys input_method"] = b"x" * 5000
+    fake.reset_after["dumpsys input_method"] = 100
+    with pytest.raises(DeviceError, match="FAKE123"):
+        AdbDevice("FAKE123").keyboard_active()
+
+
+def _png(width: int, height: int) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    Image.new("L", (width, height)).save(buffer, "PNG", optimize=True)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("side", [9000, 20000])
+def test_a_huge_screenshot_is_a_device_error_before_it_is_decoded(fake: FakeAdb, side: int) -> None:
+    fake.exec["screencap -p"] = _png(side, side)
+    device = AdbDevice("FAKE123", screenshot_method="png")
+    with pytest.raises(DeviceError, match=f"{side}x{side}.*million pixels"):
+        device.screenshot()
+
+
+def test_a_huge_raw_screenshot_is_a_device_error(fake: FakeAdb) -> None:
+    import struct
+
+    fake.exec["screencap"] = struct.pack("<IIII", 9000, 9000, 1, 0) + b"\0" * 64
+    device = AdbDevice("FAKE123", screenshot_method="raw")
+    with pytest.raises(DeviceError, match=r"9000x9000.*million pixels"):
+        device.screenshot()
