@@ -58,6 +58,8 @@ def _completion(kind: str) -> Callable[[RecordedRequest], FakeReply]:
                 body='{"id": "x", "object": "chat.completion", "created": 0, "model": "m", '
                 '"choices": [{"index": 0, "finish_reason": "stop"}]}'
             )
+        if kind == "model-404":
+            return FakeReply(status=404, body='{"error": {"message": "The model `fake` does not exist."}}')
         if kind == "auth-401":
             return FakeReply(status=401, body='{"error": {"message": "invalid api key"}}')
         if kind == "bad-usage":
@@ -78,6 +80,7 @@ FAULTS = [
     "null-choice",
     "no-message",
     "auth-401",
+    "model-404",
     "connection-refused",
     "bad-usage",
 ]
@@ -97,7 +100,7 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def run_fault(kind: str, scratch: Path) -> dict[str, object]:
+def run_fault(kind: str, scratch: Path, quiet: bool = True) -> dict[str, object]:
     memory = scratch / kind / "memory"
     logs = scratch / kind / "runs"
     memory.mkdir(parents=True)
@@ -108,7 +111,8 @@ def run_fault(kind: str, scratch: Path) -> dict[str, object]:
     command = [
         sys.executable, "-m", "mae", "run", "Open the Notes app", "--device", "virtual",
         "--backbone", "custom", "--base-url", base_url, "--model", "fake", "--timeout", "2",
-        "--max-retries", "1", "--memory-dir", str(memory), "--log-dir", str(logs), "--quiet",
+        "--max-retries", "1", "--memory-dir", str(memory), "--log-dir", str(logs),
+        *(["--quiet"] if quiet else []),
     ]  # fmt: skip
     with server if kind != "connection-refused" else _Nothing():
         # the memory folder is created on first use: one no-op listing makes the "before" state
@@ -132,6 +136,7 @@ def run_fault(kind: str, scratch: Path) -> dict[str, object]:
         "memory_unchanged": _digest(memory) == before,
         "requests": requests,
         "traceback": any("Traceback" in line for line in output),
+        "skipped_lines": sum("Experience Reflectors skipped" in line for line in output),
     }
 
 

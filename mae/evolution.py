@@ -200,6 +200,8 @@ class MemorySession:
         self.evolve = evolve and use_store
         self.policy = policy_from(settings.evolution)
         self.on_turn = on_turn
+        self.shown = progress is not None
+        """Whether the progress reaches a person (else problems go to the log)."""
         self.progress = progress or (lambda _message: None)
 
     def prepare(self, instruction: str) -> Prepared:
@@ -255,7 +257,7 @@ class MemorySession:
             future_tasks=list(future_tasks),
             refused=refused,
             on_turn=on_turn,
-            progress=self.progress,
+            progress=self.progress if self.shown else None,
         )
         if prepared.guard is not None:
             report.problems.extend(prepared.guard.problems)

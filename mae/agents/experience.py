@@ -322,7 +322,7 @@ def reflect_shortcuts(
 
 def _failure(name: str, result: AgentResult[Any] | None, error: Exception | None) -> str:
     if error is not None:
-        return f"{name} failed ({type(error).__name__}: {error}); the memory it updates was kept"
+        return f"{name} failed ({error}); the memory it updates was kept"
     problem = result.problem if result is not None else "no reply"
     return f"{name} gave no usable reply after the corrective retry ({problem}); the memory was kept"
 
@@ -412,8 +412,10 @@ def reflect_on_task(
     down = provider_down(client, experience.exit_reason) if reflect else None
     if down is not None:
         message = f"Experience Reflectors skipped: {down}; the long-term memory is unchanged"
-        say(message)
-        log.warning("%s", message)  # also with --quiet, where the progress is not shown
+        if progress is not None:
+            say(message)
+        else:  # nobody shows the progress: the log is the one place it is said
+            log.warning("%s", message)
         report.problems.append(message)
         return report
     if reflect:
@@ -496,24 +498,31 @@ def reflect_on_task(
     return report
 
 
-PROVIDER_DOWN_ERRORS = frozenset(
-    {"ModelAuthError", "ModelProviderError", "ModelTimeoutError", "ModelRateLimitError", "ModelResponseError"}
-)
-"""Failures (after the client's retries) that mean the endpoint is unusable right now; a refused
-request (HTTP 400/404) may be specific to one prompt and does not count."""
+PROVIDER_FAILURES = {
+    "ModelAuthError": "the provider refused the API key",
+    "ModelTimeoutError": "the provider timed out",
+    "ModelRateLimitError": "the provider is rate limiting",
+    "ModelResponseError": "the provider sends replies that are not chat completions",
+    "ModelRequestError": "the provider refused the request (check the model name and the base URL)",
+    "ModelProviderError": "the provider failed or could not be reached",
+}
+"""What a failed call (after the client's retries) says about the endpoint, by the error's kind."""
+PROVIDER_DOWN_ERRORS = frozenset(PROVIDER_FAILURES)
+"""The failures that stop the remaining model work of a run (and an eval)."""
 
 
 def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str | None:
-    """Why the Experience Reflectors' endpoint is known to be down, or None.
+    """Why the Experience Reflectors' endpoint must not be called again, or None.
 
-    True when the run (or a reflector) ended on a model error whose last failed call (of the calls
-    from ``since`` on) was an auth, connection, rate-limit or timeout failure at the same base URL the
-    reflectors use.
+    One rule for every provider failure: when the run (or a reflector) ended on a model error, and its
+    last failed call (of the calls from ``since`` on) went to the base URL the reflectors use, the
+    remaining model work is skipped, whatever the failure was (unreachable, key refused, rate limit,
+    timeout, a request refused with HTTP 4xx such as an unknown model name).
     """
     if exit_reason != "model_error":
         return None
     failed = [record for record in client.records[since:] if not record.ok]
-    if not failed or failed[-1].error not in PROVIDER_DOWN_ERRORS:
+    if not failed:
         return None
     last = failed[-1]
     try:
@@ -522,13 +531,7 @@ def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str |
         same = True
     if not same:
         return None
-    kinds = {
-        "ModelAuthError": "the provider refused the API key",
-        "ModelTimeoutError": "the provider timed out",
-        "ModelRateLimitError": "the provider is rate limiting",
-        "ModelResponseError": "the provider sends replies that are not chat completions",
-    }
-    return kinds.get(last.error or "", "the provider failed or could not be reached")
+    return PROVIDER_FAILURES.get(last.error or "", "the provider failed or could not be reached")
 
 
 def merge_tips(base: str, ours: str, theirs: str) -> str:

@@ -295,10 +295,13 @@ def memory_overrides(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
-def _progress(args: argparse.Namespace) -> Callable[[str], None]:
+def _progress(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """Progress lines on stdout; None with --quiet (problems then reach the log, on stderr)."""
+    if getattr(args, "quiet", False):
+        return None
+
     def say(message: str) -> None:
-        if not getattr(args, "quiet", False):
-            print(f"memory: {message}", flush=True)
+        print(f"memory: {message}", flush=True)
 
     return say
 

@@ -19,6 +19,7 @@ from provider_faults import run_fault
     [
         ("trickle", 7, "Experience Reflectors skipped: the provider timed out"),
         ("auth-401", 7, "refused the API key"),
+        ("model-404", 7, "Experience Reflectors skipped: the provider refused the request"),
         ("bad-usage", 0, "log:"),
     ],
 )
@@ -29,3 +30,12 @@ def test_fault_run_ends_cleanly(tmp_path: Path, fault: str, exit_code: int, mess
     assert row["summary_json"] and not row["traceback"], row
     assert row["memory_unchanged"] is (exit_code != 0), row
     assert float(str(row["wall_s"])) < 90, row
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_a_refused_model_name_skips_the_reflectors_with_one_line(tmp_path: Path, quiet: bool) -> None:
+    row = run_fault("model-404", tmp_path, quiet=quiet)
+    assert row["exit_code"] == 7, row
+    assert row["requests"] == 1, row  # the Manager's call; no reflector call follows a refused request
+    assert row["skipped_lines"] == 1, row
+    assert row["memory_unchanged"] and not row["traceback"], row

@@ -293,3 +293,16 @@ def test_memory_oversized_model_output_is_trimmed_not_stored_whole() -> None:
     assert len(tips) == experience.MAX_TIPS and all(len(t) <= experience.MAX_TIP_CHARS for t in tips)
     notes = notetaker.parse_reply("### Important Notes ###\n" + "price 5 EUR; " * 100_000).notes
     assert len(notes) < notetaker.MAX_NOTES_CHARS + 100
+
+
+def test_memory_a_refused_reflector_request_skips_the_rest_in_plain_words(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    store = MemoryStore(tmp_path)
+    refused = FakeReply(status=404, body='{"error": {"message": "The model `m` does not exist."}}')
+    fake_server.add(refused, role="experience")
+    report = reflect_on_task(store, make_client(fake_server), task_result(TASK, [action(1, "Back()")]))
+    fake_server.assert_done()  # the Shortcuts reflector did not call the endpoint that refused the Tips one
+    assert len(report.problems) == 2, report.problems
+    assert report.problems[0].startswith("Tips reflector failed (") and "Error" not in report.problems[0]
+    assert report.problems[1].startswith("Shortcuts reflector skipped: the provider refused the request")
