@@ -9,6 +9,7 @@ lists options.
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -566,6 +567,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{refused[:1].upper()}{refused[1:]}: visitors enter their own API keys.")
     except MaeError as exc:  # a bad profile, backbone or variable: say what to fix, no traceback
         raise SystemExit(f"error: {exc}") from None
+    if not port_free(options["server_name"], options["server_port"]):  # before the UI takes seconds
+        raise SystemExit(port_in_use(options["server_name"], options["server_port"]))
     demo = build_demo(backend)
     try:  # Gradio's own lines name its launch() options, not this command's flags: ours instead
         launch(demo, prevent_thread_lock=True, quiet=not server.share, **options)
@@ -585,6 +588,22 @@ def running_line(host: str, port: int, share: bool) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     tail = "" if share else "; add --share for a temporary public link"
     return f"mae demo: http://{shown}:{port} (Ctrl-C stops it{tail})"
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether the demo's server could bind ``host:port`` now (checked the way the server binds)."""
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        return True  # an unknown host is the server's to report
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError:
+            return False
+    return True
 
 
 def port_in_use(host: str, port: int) -> str:

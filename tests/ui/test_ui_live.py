@@ -109,3 +109,24 @@ def test_a_port_in_use_is_one_line_suggesting_another() -> None:
 
     line = app.port_in_use("127.0.0.1", 7860)
     assert "\n" not in line and "--port 7861" in line and "Traceback" not in line
+
+
+def test_a_port_in_use_is_refused_before_the_page_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    import app
+
+    def never(*_args: object) -> None:
+        raise AssertionError("the page was built although the port is taken")
+
+    monkeypatch.setattr(app, "build_demo", never)
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert not app.port_free("127.0.0.1", port)
+        with pytest.raises(SystemExit) as exited:
+            app.main(["--port", str(port)])
+    assert f"port {port} on 127.0.0.1 is already in use" in str(exited.value.code)
+    assert f"--port {port + 1}" in str(exited.value.code)
