@@ -254,6 +254,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         form_inputs += [*role_backbones, *role_models, *key_boxes, call_timeout, call_retries]
         form_inputs += [parallel_notetaker]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
+        blank = RunView()  # what the page shows before any run
+        cleared = [progress_html(blank), timeline_html(blank), gr.skip(), gr.update(visible=False), "", ""]
+        cleared += [gr.update(interactive=True), gr.update(interactive=False)]  # ... memory, Run, Stop
         wire_agent_picker(agent, evolve)
 
         def render(tab: TabState, view: RunView, image: Any, busy: bool) -> tuple[Any, ...]:
@@ -368,9 +371,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 except Exception as exc:
                     refusal = f"**Cannot start:** {error_message(exc)}"
             if refusal is not None:
-                yield (tab, refusal, *skip_rest)
-                if tab.run is None or not tab.run.active:
+                if tab.run is None or not tab.run.active:  # nothing of an earlier run may read as this one's
+                    yield (tab, refusal, *cleared)
                     return
+                yield (tab, refusal, *skip_rest)
             yield from watch(tab)
 
         run_kw: dict[str, Any] = {"show_progress": "hidden", "concurrency_limit": None}

@@ -624,3 +624,28 @@ def test_parallel_notetaker_checkbox_runs_a_task(page: object, demo_server: Demo
         expect(status).to_contain_text("Finished", timeout=TIMEOUT_MS)
         roles = [request.role for request in server.requests]
     assert roles.count("notetaker") == roles.count("reflector") >= 1
+
+
+def test_a_refused_start_clears_the_previous_run_from_the_page(
+    page: object, demo_server: DemoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playwright.sync_api import expect
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with FakeModelServer() as server:
+        two_step_script().load(server)
+        server.add(FakeReply(status=404, body='{"error": {"message": "no such model"}}'), role="experience")
+        page.locator("#mae-evolve input").check()  # type: ignore[attr-defined]
+        start_run(page, server, "Open Notes, then go home")
+        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
+        expect(page.locator("#mae-timeline")).to_contain_text("Problems", timeout=TIMEOUT_MS)
+    page.locator("#mae-backbone input").click()  # type: ignore[attr-defined]
+    page.get_by_role("option", name=re.compile("Anthropic")).click()  # type: ignore[attr-defined]
+    page.locator("#mae-run").click()  # type: ignore[attr-defined]
+    expect(page.locator("#mae-status")).to_contain_text("Cannot start: No API key")
+    timeline = page.locator("#mae-timeline")
+    expect(timeline).not_to_contain_text("Problems")
+    expect(timeline).not_to_contain_text('Open_App("Notes")')
+    expect(page.locator("#mae-progress")).not_to_contain_text("Step 2")
+    expect(page.locator("#mae-run")).to_be_enabled()
+    shot(page, "refused-start-after-a-run")
