@@ -69,7 +69,7 @@ class RunInfo:
     def label(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.started)) if self.started else "?"
         task = self.task if len(self.task) <= 60 else self.task[:57] + "…"
-        return f"{when} · {task} · {self.exit_reason or self.status} · {self.steps} steps"
+        return f"{when} · {task} · {self.exit_reason or self.status} · {counted(self.steps, 'step')}"
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from mae.errors import MemoryStoreError
 from mae.memory.longterm import MemoryStore, UpdateResult, UsagePolicy, status_table
+from mae.memory.models import HistoryEntry
 from mae.memory.shortcuts import (
     Rejection,
     ShortcutsFileError,
@@ -81,11 +82,11 @@ def load_view(store: MemoryStore, policy: UsagePolicy | None = None) -> MemoryVi
     warnings.extend(store.warnings)
     history_rows = [
         [
-            entry.version if entry.version is not None else "",
+            entry.version if entry.version is not None else "unchanged",
             _when(entry.time),
             entry.author,
             entry.summary,
-            "; ".join([*entry.changes, *(f"refused {r}" for r in entry.rejected)]),
+            history_changes(entry),
         ]
         for entry in reversed(history)
     ]
@@ -98,6 +99,15 @@ def load_view(store: MemoryStore, policy: UsagePolicy | None = None) -> MemoryVi
         versions=[0, *store.versions()],
         warnings=warnings,
     )
+
+
+def history_changes(entry: HistoryEntry) -> str:
+    """The "changes" cell of a history row: what changed, what was refused, and why nothing changed."""
+    parts = [*entry.changes, *(f"refused {r.name}: {r.reason}" for r in entry.rejected)]
+    parts += [f"problem: {problem}" for problem in entry.problems]
+    if not parts and entry.version is None:
+        parts.append("nothing changed")
+    return "; ".join(parts)
 
 
 def describe_update(result: UpdateResult, what: str) -> str:

@@ -128,3 +128,11 @@ def test_a_graded_run_shows_its_score_and_curve(run_dir: Path, tmp_path: Path) -
     assert 'id="mae-step-1"' in text and 'id="mae-step-2"' in text and "http://" not in text
     with pytest.raises(ValueError, match="not a run folder"):
         export_html(tmp_path / "nothing-here", tmp_path)
+
+
+def test_the_history_picker_counts_steps_in_words() -> None:
+    from mae.ui.history import RunInfo
+
+    one = RunInfo(Path("r"), "Open Notes", "finished", "finished", steps=1, seconds=2.0, started=0.0)
+    assert one.label().endswith("· 1 step")
+    assert RunInfo(Path("r"), "t", "finished", "finished", 3, 2.0, 0.0).label().endswith("· 3 steps")

@@ -102,3 +102,17 @@ def test_import_and_export(tmp_path: Path) -> None:
         assert sorted(handle.namelist()) == ["shortcuts.json", "tips.txt"]
         assert handle.read("tips.txt").decode() == "0. Imported tip.\n"
         assert "Open_And_Search" in json.loads(handle.read("shortcuts.json"))
+
+
+def test_history_rows_of_unchanged_memory_say_why(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path)
+    store.log_event(
+        "experience from task: Open Notes",
+        author="experience reflector",
+        problems=["Experience Reflectors skipped: the provider refused the request"],
+    )
+    store.log_event("experience from task: Go home", author="experience reflector")
+    rows = memory_tab.load_view(store).history_rows
+    assert [row[0] for row in rows] == ["unchanged", "unchanged"]
+    assert rows[0][4] == "nothing changed"
+    assert rows[1][4] == "problem: Experience Reflectors skipped: the provider refused the request"
