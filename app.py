@@ -170,10 +170,12 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         for role in AGENT_ROLES:
                             with gr.Row(equal_height=True):
                                 choices = role_backbone_choices()
-                                role_backbones.append(
-                                    gr.Dropdown(choices, value=SAME, label=f"{role} backbone")
+                                role_backbones.append(  # wide enough for "(same as main)" and its arrow
+                                    gr.Dropdown(choices, value=SAME, label=f"{role} backbone", min_width=200)
                                 )
-                                role_models.append(gr.Textbox(label=f"{role} model", placeholder="(default)"))
+                                role_models.append(
+                                    gr.Textbox(label=f"{role} model", placeholder="(default)", min_width=200)
+                                )
                         default_timeout, default_retries = call_defaults(settings)
                         with gr.Row(equal_height=True):
                             call_timeout = gr.Number(
@@ -209,6 +211,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         elem_id="mae-phone",
                         buttons=["fullscreen"],
                     )
+                    manual_status = gr.Markdown(  # right under the phone: a tap's answer stays in view
+                        space.MANUAL_OFF if space.space_id() else MANUAL_HINT, elem_id="mae-manual-status"
+                    )
                     with gr.Row(elem_id="mae-phone-controls"):
                         manual_buttons = {
                             op: gr.Button(op.replace("_", " "), size="sm", elem_id=f"mae-manual-{op.lower()}")
@@ -217,9 +222,6 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         reset_btn = gr.Button("↺ Reset phone", size="sm", elem_id="mae-reset-phone")
                     overlay = gr.Checkbox(
                         value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay"
-                    )
-                    manual_status = gr.Markdown(
-                        space.MANUAL_OFF if space.space_id() else MANUAL_HINT, elem_id="mae-manual-status"
                     )
                 with gr.Column(scale=5, min_width=340):
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")

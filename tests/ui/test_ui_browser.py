@@ -649,3 +649,39 @@ def test_a_refused_start_clears_the_previous_run_from_the_page(
     expect(page.locator("#mae-progress")).not_to_contain_text("Step 2")
     expect(page.locator("#mae-run")).to_be_enabled()
     shot(page, "refused-start-after-a-run")
+
+
+def test_at_1280x720_the_manual_answer_is_in_view_and_role_pickers_read_whole(
+    browser: object, demo_server: DemoServer
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 720})  # type: ignore[attr-defined]
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(demo_server.url)
+        page.locator("#mae-phone img").wait_for()
+        page.locator("#mae-manual-home").click()
+        answer = page.locator("#mae-manual-status")
+        expect(answer).to_contain_text("Did Home()")
+        box = answer.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 720, box  # no scrolling needed to read it
+        page.get_by_text("Per-agent models, API keys and safety").click()
+        picker = page.get_by_label("manager backbone")
+        expect(picker).to_be_visible()
+        fits = picker.evaluate(
+            """(el) => {
+                const style = getComputedStyle(el);
+                const ctx = document.createElement("canvas").getContext("2d");
+                ctx.font = style.font;
+                const box = el.getBoundingClientRect();
+                const textEnd = box.left + parseFloat(style.paddingLeft) + ctx.measureText(el.value).width;
+                const arrow = el.parentElement.querySelector(".icon-wrap").getBoundingClientRect();
+                return el.value.length > 0 && textEnd <= arrow.left;
+            }"""
+        )
+        assert fits, "the text of a role's backbone picker runs under its arrow"
+        shot(page, "manual-answer-1280x720")
+    finally:
+        context.close()
