@@ -649,6 +649,12 @@ def test_a_refused_start_clears_the_previous_run_from_the_page(
     expect(page.locator("#mae-progress")).not_to_contain_text("Step 2")
     expect(page.locator("#mae-run")).to_be_enabled()
     shot(page, "refused-start-after-a-run")
+    page.get_by_role("tab", name="Memory").click()  # type: ignore[attr-defined]
+    page.locator("#mae-memory-reload").click()  # type: ignore[attr-defined]
+    history = page.locator("#mae-memory-history")
+    expect(history).to_contain_text("unchanged")  # a failed reflection's row says so, and why
+    expect(history).to_contain_text("problem: Tips reflector failed")
+    shot(page, "memory-history-unchanged-row")
 
 
 def test_at_1280x720_the_manual_answer_is_in_view_and_role_pickers_read_whole(
