@@ -22,8 +22,10 @@ from mae.device import VIRTUAL
 from mae.errors import MaeError
 from mae.llm.keys import configure_server_keys
 from mae.llm.providers import AGENT_ROLES, PRESETS
+from mae.public_mode import is_public, set_server
 from mae.safety import DEFAULT_RULES
 from mae.ui import space
+from mae.ui.admission import Admission, max_runs
 from mae.ui.agent_picker import agent_picker, wire_agent_picker
 from mae.ui.devices import (
     MANUAL_OPS,
@@ -47,18 +49,27 @@ from mae.ui.forms import (
     session_keys,
 )
 from mae.ui.history_page import build_history_tab
-from mae.ui.launch import approval_timeout, parse_args, server_options, settings_overrides
+from mae.ui.launch import (
+    MAX_UPLOAD,
+    approval_timeout,
+    parse_args,
+    remove_private_temp_dir,
+    server_options,
+    settings_overrides,
+    use_private_temp_dir,
+)
 from mae.ui.live import LiveRun
 from mae.ui.memory_page import build_memory_tab
 from mae.ui.phone_panel import MANUAL_HINT, PhonePanel
 from mae.ui.phone_view import TabState
+from mae.ui.public_runs import PublicRuns, busy_note
 from mae.ui.runner import Backend
 from mae.ui.session import RunController, error_message
 from mae.ui.style import CSS
 from mae.ui.views import (
     RunView,
-    approval_markdown,
-    memory_markdown,
+    approval_html,
+    memory_html,
     phone_picture,
     progress_html,
     status_markdown,
@@ -93,9 +104,18 @@ def _fresh_label(device_name: str | None) -> str:
 
 
 def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = None) -> gr.Blocks:
-    """The Blocks app around ``backend`` (``lister`` lists attached ADB serials; tests pass their own)."""
+    """The Blocks app around ``backend`` (``lister`` lists attached ADB serials; tests pass their own).
+
+    A public demo (``mae.public_mode``) builds no Memory, History or Evaluate tab and no handler that
+    acts on shared state; its phone picker opens only the virtual phone and runs wait in line.
+    """
     settings = backend.settings
     registry = backend.runs
+    public = is_public()
+    if public:  # nothing a visitor sends may open an ADB phone or list attached ones
+        backend.pool.restrict(frozenset({VIRTUAL}))
+        lister = list
+    admission = PublicRuns(backend, Admission(max_runs())) if public else None
     start_lock = threading.Lock()  # the busy check and the start are one step: no second run slips in
     with gr.Blocks(title="Mobile-Agent-E") as demo:
         state = gr.State(None)
@@ -106,7 +126,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             "press **Run**. No phone? The built-in virtual phone works offline.",
             elem_id="mae-header",
         )
-        if space.space_id():
+        if public:
             gr.Markdown(space.banner(settings), elem_id="mae-space-banner")
         with gr.Tabs():
             with gr.Tab("Run", id="run"), gr.Row(equal_height=False):
@@ -123,11 +143,16 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             value=default_device([], settings.device),
                             label="Phone",
                             elem_id="mae-device",
-                            allow_custom_value=True,
+                            allow_custom_value=not public,
                             scale=4,
                         )
                         refresh_devices = gr.Button(
-                            "⟳", size="sm", elem_id="mae-refresh-devices", scale=0, min_width=40
+                            "⟳",
+                            size="sm",
+                            elem_id="mae-refresh-devices",
+                            scale=0,
+                            min_width=40,
+                            visible=not public,
                         )
                     fresh = gr.Checkbox(
                         value=True,
@@ -212,7 +237,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         buttons=["fullscreen"],
                     )
                     manual_status = gr.Markdown(  # right under the phone: a tap's answer stays in view
-                        space.MANUAL_OFF if space.space_id() else MANUAL_HINT, elem_id="mae-manual-status"
+                        space.MANUAL_OFF if public else MANUAL_HINT, elem_id="mae-manual-status"
                     )
                     with gr.Row(elem_id="mae-phone-controls"):
                         manual_buttons = {
@@ -227,17 +252,21 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
                     progress = gr.HTML(progress_html(RunView()), elem_id="mae-progress")
                     with gr.Group(visible=False, elem_id="mae-approval") as approval_box:
-                        approval_md = gr.Markdown(elem_id="mae-approval-text")
+                        approval_md = gr.HTML(elem_id="mae-approval-text")
                         with gr.Row():
                             approve_btn = gr.Button("✔ Approve", variant="primary", elem_id="mae-approve")
                             reject_btn = gr.Button("✖ Reject", variant="stop", elem_id="mae-reject")
                     with gr.Accordion("Working memory (plan, progress, notes)", open=False):
-                        working = gr.Markdown(elem_id="mae-working")
+                        working = gr.HTML(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
+                    watch_btn = gr.Button("👁 Watch it here", visible=False, elem_id="mae-watch")
 
-            memory_page = build_memory_tab(backend, visible=not space.space_id())
-            history_page = build_history_tab(backend, visible=not space.space_id())
-            build_evaluate_tab(backend, visible=not space.space_id())
+            # shared memory, every run's history and evals: not built at all on a public demo (a hidden
+            # tab's handlers would still answer over the API)
+            memory_page = None if public else build_memory_tab(backend)
+            history_page = None if public else build_history_tab(backend)
+            if not public:
+                build_evaluate_tab(backend)
 
         # ---------------------------------------------------------------- run
         run_outputs = [
@@ -251,14 +280,16 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             working,
             run_btn,
             stop_btn,
+            watch_btn,
         ]
         form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, fresh, rules, agent]
         form_inputs += [*role_backbones, *role_models, *key_boxes, call_timeout, call_retries]
         form_inputs += [parallel_notetaker]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
+        offer_watch = [*skip_rest[:-1], gr.update(visible=True)]
         blank = RunView()  # what the page shows before any run
         cleared = [progress_html(blank), timeline_html(blank), gr.skip(), gr.update(visible=False), "", ""]
-        cleared += [gr.update(interactive=True), gr.update(interactive=False)]  # ... memory, Run, Stop
+        cleared += [gr.update(interactive=True), gr.update(interactive=False), gr.update(visible=False)]
         wire_agent_picker(agent, evolve)
 
         def render(tab: TabState, view: RunView, image: Any, busy: bool) -> tuple[Any, ...]:
@@ -271,10 +302,11 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 timeline_html(view),
                 image,
                 gr.update(visible=view.pending_approval is not None),
-                approval_markdown(view),
-                memory_markdown(view),
+                approval_html(view),
+                memory_html(view),
                 gr.update(interactive=not busy),
                 gr.update(interactive=view.running),
+                gr.update(visible=False),
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
@@ -336,23 +368,28 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         ) -> Iterator[tuple[Any, ...]]:
             tab = tab or TabState()
             tab.show_boxes = bool(show_boxes)
-            refusal = None
-            with start_lock:
-                try:
+            session = request.session_hash or ""
+            ticket = None
+            refusal, offer = None, False
+            try:
+                if admission is not None:  # a public demo: one place in line per page, then wait
+                    ticket = admission.join(session)
+                    for line in admission.wait_turn(ticket):
+                        yield (tab, line, *skip_rest)
+                with start_lock:
                     form, rule_names = read_form(values)
-                    # on a Space each visitor has their own phone, so their own run slot
-                    slot = f"{form.device}#{request.session_hash}" if space.space_id() else form.device
+                    # on a public demo each visitor has their own phone, so their own run slot
+                    slot = f"{form.device}#{session}" if public else form.device
                     running = registry.active(slot)
-                    if running is not None:
+                    if running is not None and (public or running is tab.run):
                         tab.run = running
                         refusal = BUSY_NOTE
+                    elif running is not None:  # another tab's run: say so, and offer to watch it
+                        refusal, offer = busy_note(running.view.task), True
                     else:
                         job = backend.make_job(form, rule_names)
-                        if space.space_id():  # each visitor: own runs, memory and virtual phone; own keys
-                            job.settings = space.session_settings(job.settings, request.session_hash)
-                            job.device = space.session_phone(request.session_hash or "")
-                        if refused := space.key_refusal(job.settings, form.api_keys):
-                            raise MaeError(refused)
+                        if admission is not None:  # each visitor: own runs, memory, phone and keys
+                            admission.prepare(job, session)
                         absent = missing_keys(job.settings, form.api_keys, os.environ)
                         if absent:
                             raise MaeError(
@@ -368,11 +405,20 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         run = LiveRun(slot, controller, view)
                         job.on_perception = controller.post
                         registry.add(run)
+                        if admission is not None and ticket is not None:
+                            admission.hand_over(run, ticket)
                         run.start(job)
+                        ticket = None  # the run gives it back when it ends
                         tab.run = run
-                except Exception as exc:
-                    refusal = f"**Cannot start:** {error_message(exc)}"
+            except Exception as exc:
+                refusal, offer = f"**Cannot start:** {error_message(exc)}", False
+            finally:
+                if admission is not None and ticket is not None:
+                    admission.leave(ticket)
             if refusal is not None:
+                if offer:
+                    yield (tab, refusal, *offer_watch)
+                    return
                 if tab.run is None or not tab.run.active:  # nothing of an earlier run may read as this one's
                     yield (tab, refusal, *cleared)
                     return
@@ -383,11 +429,25 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         run_btn.click(on_run, [state, overlay, *form_inputs], run_outputs, **run_kw)
         task.submit(on_run, [state, overlay, *form_inputs], run_outputs, **run_kw)
 
+        if not public:  # on a public demo a visitor watches their own run only
+
+            def on_watch(tab: TabState | None, device_name: str | None) -> Iterator[tuple[Any, ...]]:
+                """Follow the run another tab started on this phone."""
+                tab = tab or TabState()
+                tab.run = registry.active(device_name or VIRTUAL)
+                if tab.run is None:
+                    ended = "That run has ended: press **Run** to start yours."
+                    yield (tab, ended, *skip_rest[:-1], gr.update(visible=False))
+                    return
+                yield from watch(tab)
+
+            watch_btn.click(on_watch, [state, device], run_outputs, **run_kw)
+
         def tab_run(tab: TabState | None, device_name: str | None) -> LiveRun | None:
             """The running run this tab shows, else the one on its phone."""
             if tab is not None and tab.run is not None and tab.run.active:
                 return tab.run
-            return None if space.space_id() else registry.active(device_name or VIRTUAL)
+            return None if public else registry.active(device_name or VIRTUAL)
 
         def on_stop(tab: TabState | None, device_name: str) -> str:
             run = tab_run(tab, device_name)
@@ -451,7 +511,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             values = [value for _, value in choices]
             return gr.update(choices=choices, value=current if current in values else default_device(serials))
 
-        refresh_devices.click(on_refresh_devices, device, device)
+        if not public:
+            refresh_devices.click(on_refresh_devices, device, device)
 
         def on_backbone(name: str) -> tuple[Any, Any]:
             preset = PRESETS.get(name)
@@ -493,7 +554,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             values = remembered_values if isinstance(remembered_values, dict) else {}
             serials = attached(lister)
             choices = device_choices(serials)
-            running = None if space.space_id() else registry.active()  # never another visitor's run
+            running = None if public else registry.active()  # never another visitor's run
             chosen = default_device(serials, settings.device)
             if running is not None:  # a run is going: show it (this tab re-attaches)
                 chosen = running.device
@@ -507,19 +568,10 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             ]
             picker = gr.update(choices=choices, value=chosen)
             fresh_label = gr.update(label=_fresh_label(chosen))
-            run_picker, run_rows, newest_run = history_page.choices()
-            return (
-                tab,
-                picker,
-                image,
-                message,
-                fresh_label,
-                run_picker,
-                run_rows,
-                newest_run,
-                *memory_page.values(),
-                *restored,
-            )
+            pages: list[Any] = []
+            if history_page is not None and memory_page is not None:
+                pages = [*history_page.choices(), *memory_page.values()]
+            return (tab, picker, image, message, fresh_label, *pages, *restored)
 
         def attach(tab: TabState | None) -> Iterator[tuple[Any, ...]]:
             """After a (re)load: stream the run found going, else leave the page as it is."""
@@ -534,8 +586,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             phone,
             manual_status,
             fresh,
-            *history_page.outputs,
-            *memory_page.outputs,
+            *(history_page.outputs if history_page is not None else []),
+            *(memory_page.outputs if memory_page is not None else []),
             *remembered,
         ]
         demo.load(on_load, saved, load_outputs, show_progress="hidden").then(
@@ -551,6 +603,7 @@ def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
     browser's storage.
     """
     demo.queue(default_concurrency_limit=8)
+    kwargs.setdefault("max_file_size", MAX_UPLOAD)
     return demo.launch(
         css=CSS,
         theme=gr.themes.Soft(),
@@ -564,9 +617,10 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line, build the demo and serve it."""
     args = parse_args(argv)
     try:
+        server = server_options(args)
+        set_server(share=server.share, host=server.host)  # public or private: decided once, here
         settings = space.apply_defaults(load_settings(args.profile, overrides=settings_overrides(args)))
         backend = Backend(settings, approval_timeout_s=approval_timeout())
-        server = server_options(args)
         options = server.launch_kwargs()
         refused = configure_server_keys(share=server.share, host=server.host)
         if refused:
@@ -575,6 +629,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"error: {exc}") from None
     if not port_free(options["server_name"], options["server_port"]):  # before the UI takes seconds
         raise SystemExit(port_in_use(options["server_name"], options["server_port"]))
+    temp_dir = use_private_temp_dir()  # uploads of this server only, removed when it stops
     demo = build_demo(backend)
     try:  # Gradio's own lines name its launch() options, not this command's flags: ours instead
         launch(demo, prevent_thread_lock=True, quiet=not server.share, **options)
@@ -587,6 +642,7 @@ def main(argv: list[str] | None = None) -> None:
         demo.block_thread()  # until Ctrl-C
     finally:
         demo.close()
+        remove_private_temp_dir(temp_dir)
 
 
 def running_line(host: str, port: int, share: bool) -> str:

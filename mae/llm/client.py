@@ -21,6 +21,8 @@ import openai
 from PIL import Image
 from pydantic import BaseModel
 
+from mae import public_mode
+from mae.llm.base_urls import BaseUrlRefused, guarded_transport
 from mae.llm.errors import (
     ModelAuthError,
     ModelError,
@@ -134,7 +136,7 @@ class ChatClient:
                     api_key=key,
                     timeout=profile.timeout_s,
                     max_retries=0,
-                    http_client=httpx.Client(transport=DeadlineTransport(profile.timeout_s)),
+                    http_client=http_client(profile.timeout_s),
                 )
                 self._clients[cache_key] = client
         return client
@@ -345,12 +347,21 @@ class _DeadlineStream(httpx.SyncByteStream):
         self._inner.close()
 
 
+def http_client(total_s: float) -> httpx.Client:
+    """The HTTP client under the SDK: a total deadline per call; on a public demo every connection also
+    passes the base-URL policy at connect time (``mae.llm.base_urls``) and proxies from the
+    environment are not used."""
+    if public_mode.is_public():
+        return httpx.Client(transport=DeadlineTransport(total_s, guarded_transport()), trust_env=False)
+    return httpx.Client(transport=DeadlineTransport(total_s))
+
+
 class DeadlineTransport(httpx.BaseTransport):
     """HTTP transport with a total deadline per request (connect + headers + body), not per read: a
     server trickling bytes cannot hold a call past ``total_s`` (plus at most one read)."""
 
-    def __init__(self, total_s: float) -> None:
-        self._inner = httpx.HTTPTransport()
+    def __init__(self, total_s: float, inner: httpx.BaseTransport | None = None) -> None:
+        self._inner = inner or httpx.HTTPTransport()
         self._total_s = total_s
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -375,6 +386,8 @@ def classify(exc: Exception, profile: ModelProfile) -> ModelError:
         return exc
     if isinstance(exc, openai.APITimeoutError):
         return ModelTimeoutError(f"{where} did not answer within {profile.timeout_s:g} s")
+    if isinstance(exc, openai.APIConnectionError) and isinstance(exc.__cause__, BaseUrlRefused):
+        return ModelRequestError(str(exc.__cause__))
     if isinstance(exc, openai.APIConnectionError):
         return ModelProviderError(f"cannot reach {where}: check the base URL and that the server is running")
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):

@@ -3,8 +3,8 @@
 - A key typed for this session (the demo's password fields) goes where the session's settings send it.
 - A server-side key (the process environment) of a preset provider (``OPENAI_API_KEY`` ...) is sent
   only to that preset's host: a Base URL pointing elsewhere gets no key and a clear error.
-- When the demo is reachable from other machines (``--share``, a non-loopback bind, a Hugging Face
-  Space), server-side keys are not used at all unless the operator opts in with
+- When the demo is public (``mae.public_mode``: ``MAE_PUBLIC=1``, ``--share``, a non-loopback bind, a
+  Hugging Face Space), server-side keys are not used at all unless the operator opts in with
   ``MAE_ALLOW_SERVER_KEYS=1`` and a login (``MAE_AUTH``); every visitor enters their own key.
 
 Credentials embedded in URLs are removed for display and logs by ``redact_url``.
@@ -17,11 +17,11 @@ import threading
 from collections.abc import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
+from mae import public_mode
 from mae.errors import ConfigError
 from mae.llm.errors import ModelAuthError
 from mae.llm.providers import PRESETS, ModelProfile
 
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 
 _state = threading.Lock()
@@ -52,15 +52,9 @@ def preset_hosts(key_env: str) -> frozenset[str]:
 
 
 def public_reason(*, share: bool, host: str, environ: Mapping[str, str] | None = None) -> str | None:
-    """Why a demo server is reachable from other machines, or None when it is local only."""
-    environ = os.environ if environ is None else environ
-    if share:
-        return "it has a public share link"
-    if environ.get("SPACE_ID", "").strip():
-        return "it runs as a Hugging Face Space"
-    if host.strip().strip("[]").lower() not in LOOPBACK_HOSTS:
-        return f"it listens on {host}"
-    return None
+    """Why a demo server is reachable from other machines, or None when it is local only (the one rule
+    of ``mae.public_mode``, ``MAE_PUBLIC`` included)."""
+    return public_mode.public_reason(share=share, host=host, environ=environ)
 
 
 def configure_server_keys(*, share: bool, host: str, environ: Mapping[str, str] | None = None) -> str | None:

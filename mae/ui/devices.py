@@ -18,7 +18,7 @@ from mae.actions import make_atomic
 from mae.device import VIRTUAL, open_device
 from mae.device.base import Device
 from mae.device.lock import DeviceLock, device_busy
-from mae.errors import DeviceBusyError
+from mae.errors import DeviceBusyError, DeviceError
 
 DISPLAY_WIDTH = 540
 """Width the phone view is sent to the browser at (screens are scaled down to save bandwidth)."""
@@ -85,9 +85,21 @@ class DevicePool:
         self._opener = opener
         self._devices: dict[str, Device] = {}
         self._lock = threading.Lock()
+        self.only: frozenset[str] | None = None
+        """The only device names this pool opens (a public demo: the virtual phone); None = any."""
+
+    def restrict(self, names: frozenset[str]) -> None:
+        """From now on open only ``names``: any other name is refused before anything touches ADB."""
+        self.only = names
+
+    def check(self, name: str) -> None:
+        """``DeviceError`` when this pool may not open ``name``."""
+        if self.only is not None and name not in self.only:
+            raise DeviceError("this public demo drives only the built-in virtual phone: pick it in Phone")
 
     def get(self, name: str) -> Device:
         """The device called ``name`` (opened on first use); ``DeviceError`` if it cannot be opened."""
+        self.check(name)
         with self._lock:
             device = self._devices.get(name)
             if device is None:

@@ -4,21 +4,69 @@ The server binds 127.0.0.1 unless told otherwise; Gradio's own ``GRADIO_SERVER_N
 ``GRADIO_SERVER_PORT`` are honoured (Hugging Face Spaces set them), then ``--host``/``--port``.
 ``MAE_AUTH=user:password`` turns on a login, ``MAE_SHARE=1`` a public share link, and
 ``MAE_APPROVAL_TIMEOUT`` (seconds, default 300) bounds how long a sensitive action waits for an answer.
+Uploads are limited to ``MAX_UPLOAD`` and kept in a temporary folder of this server alone (under mae's
+data folder, unless ``GRADIO_TEMP_DIR`` names one), removed when the server stops.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from platformdirs import user_data_dir
 
 from mae.errors import ConfigError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7860
 TRUE_WORDS = {"1", "true", "yes", "on"}
+MAX_UPLOAD = "20mb"
+"""Largest file Gradio accepts on its upload route (the demo itself takes no uploads on the Run tab)."""
+TEMP_ENV = "GRADIO_TEMP_DIR"
+STALE_TEMP_S = 86_400.0
+"""A leftover temp folder of a server that did not stop cleanly is removed after a day."""
+
+
+def use_private_temp_dir(
+    environ: dict[str, str] | None = None, base: Path | None = None, now: float | None = None
+) -> Path | None:
+    """Point Gradio's uploads (``GRADIO_TEMP_DIR``) at a new folder of this server under mae's data
+    folder, not the machine-wide one other Gradio servers share; the folder, or None when the operator
+    chose one. Leftovers older than a day from servers that did not stop cleanly are removed."""
+    environ = os.environ if environ is None else environ  # type: ignore[assignment]
+    assert environ is not None
+    if environ.get(TEMP_ENV, "").strip():
+        return None
+    base = base or Path(user_data_dir("mae")) / "gradio-tmp"
+    base.mkdir(parents=True, exist_ok=True)
+    now = time.time() if now is None else now
+    for old in base.iterdir():
+        try:
+            if old.is_dir() and now - old.stat().st_mtime > STALE_TEMP_S:
+                shutil.rmtree(old)
+        except OSError:
+            continue
+    folder = Path(tempfile.mkdtemp(prefix="server-", dir=base))
+    environ[TEMP_ENV] = str(folder)
+    return folder
+
+
+def remove_private_temp_dir(folder: Path | None, environ: dict[str, str] | None = None) -> None:
+    """Remove the folder ``use_private_temp_dir`` made (nothing when it made none)."""
+    if folder is None:
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    environ = os.environ if environ is None else environ  # type: ignore[assignment]
+    assert environ is not None
+    if environ.get(TEMP_ENV) == str(folder):
+        del environ[TEMP_ENV]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,7 @@
 """The Run tab's phone panel: the live picture, the element boxes and manual control of the phone.
 
 Each method is a Gradio handler; ``app.py`` lays out the components and wires them to these. The
-panel never operates a phone a run is driving (unless that run waits for an approval), and in Space
+panel never operates a phone a run is driving (unless that run waits for an approval), and in public
 mode it only shows the visitor's own runs.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 import gradio as gr
 
 from mae.device import VIRTUAL
+from mae.public_mode import is_public
 from mae.ui import space
 from mae.ui.devices import display_image, display_size, manual_action, reset_phone, to_screen
 from mae.ui.phone_view import TabState
@@ -49,7 +50,7 @@ class PhonePanel:
             tab.quiet_until = 0.0
             if tab.show_boxes:
                 tab.refresh(lambda: screen, self.perceptor, force=True)
-            return tab, tab.shown(), space.MANUAL_OFF if space.space_id() else MANUAL_HINT
+            return tab, tab.shown(), space.MANUAL_OFF if is_public() else MANUAL_HINT
         except Exception as exc:
             return tab, gr.skip(), f"⚠ {error_message(exc)}"
 
@@ -57,7 +58,7 @@ class PhonePanel:
         """The live view: a new picture when the phone changed (idle, or between a run's steps)."""
         if tab is None or time.monotonic() < tab.quiet_until:
             return gr.skip()
-        if space.space_id():  # each visitor's phone is their own: shown by their runs only
+        if is_public():  # each visitor's phone is their own: shown by their runs only
             return gr.skip()
         run = self.registry.active(device_name or VIRTUAL)
         if run is not None:
@@ -87,7 +88,7 @@ class PhonePanel:
 
     def manual(self, tab: TabState | None, name: str, op: str, arguments: dict[str, Any]) -> tuple[Any, str]:
         """Do one manual operation on the phone: the new picture and a line saying what was done."""
-        if space.space_id():  # the shown phone is shared: visitors operate their own phone by runs
+        if is_public():  # the shown phone is shared: visitors operate their own phone by runs
             return gr.skip(), space.MANUAL_OFF
         run = self.registry.active(name)
         paused = run is not None and run.view.pending_approval is not None
@@ -111,7 +112,7 @@ class PhonePanel:
 
     def on_reset(self, tab: TabState | None, name: str) -> tuple[Any, str]:
         """Put the phone back: the virtual phone to its first state, a real one on its home screen."""
-        if space.space_id():  # each visitor's own phone starts fresh with every run
+        if is_public():  # each visitor's own phone starts fresh with every run
             return gr.skip(), space.MANUAL_OFF
         if self.registry.active(name) is not None:
             return gr.skip(), "A run is operating this phone: press Stop first, then Reset phone."

@@ -27,6 +27,7 @@ from mae.loop import MAX_TASK_CHARS, PerceptorLike
 from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
 from mae.perception.a11y import TreeSource
 from mae.perception.elements import Perception
+from mae.public_mode import is_public
 from mae.runtime import build_perceptor, build_runtime
 from mae.safety import DEFAULT_RULES, SafetyPolicy
 from mae.ui.devices import DevicePool, fresh_start
@@ -104,7 +105,9 @@ class Backend:
         runs: RunRegistry | None = None,
     ) -> None:
         self.settings = settings
-        self.runs = runs if runs is not None else RunRegistry(idle_stop_seconds())
+        if runs is None:  # a public demo drops ended runs: they hold screens and nobody reloads into them
+            runs = RunRegistry(idle_stop_seconds(), keep_finished=not is_public())
+        self.runs = runs
         self.pool = pool or DevicePool()
         self.approval_timeout_s = approval_timeout_s
         self._perceptor_factory = perceptor_factory or (
@@ -136,7 +139,9 @@ class Backend:
 
     def check_device_allowed(self, name: str) -> None:
         """A visitor may not make the server connect to an arbitrary network address: a ``HOST:PORT``
-        device must be the configured one, already attached, or allowed by ``MAE_ALLOW_WIFI_DEVICES=1``."""
+        device must be the configured one, already attached, or allowed by ``MAE_ALLOW_WIFI_DEVICES=1``
+        (a public demo's pool opens the virtual phone only: anything else is refused first)."""
+        self.pool.check(name)
         if ":" not in name or name == self.settings.device or os.environ.get(ALLOW_WIFI_ENV) == "1":
             return
         from mae.device.adb import attached_serials

@@ -35,6 +35,8 @@ CSS = """
 .mae-bar { height: 8px; border-radius: 4px; background: var(--background-fill-secondary); overflow: hidden;
   border: 1px solid var(--border-color-primary); }
 .mae-bar > div { height: 100%; background: #6366f1; transition: width .3s; }
+.mae-approval-title { font-size: 1.2em; font-weight: 600; margin-bottom: 4px; }
+.mae-approval-body > div { margin-top: 6px; }
 #mae-approval { border: 2px solid #f59e0b; border-radius: 10px; padding: 8px; }
 #mae-shortcut-table th *, #mae-memory-history th *, #mae-runs-table th * { word-break: normal !important;
   overflow-wrap: normal !important; hyphens: none; }

@@ -9,6 +9,19 @@ _HEADER = re.compile(r"#{2,}\s*([^#\n]+?)\s*#{2,}")
 _TEMP_PATH = re.compile(r"(?:/tmp|/var/folders|/private/var)(?:/[^\s:'\"]+)*/([^/\s:'\"]+)")
 
 
+_MARKDOWN_SIGNS = re.compile(r"([\\`*_\[\]()!#|~{}])")
+_AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
+
+
+def md_text(text: str) -> str:
+    """``text`` to put inside Markdown so that it shows as the same text: no HTML, no emphasis, no
+    images or links (``![x](http://...)``, ``<img>`` and bare URLs stay letters), line breaks kept."""
+    escaped = _MARKDOWN_SIGNS.sub(r"\\\1", text)
+    escaped = _AUTOLINK.sub(lambda m: m.group(1).replace(":", "&#58;").replace(".", "&#46;"), escaped)
+    escaped = re.sub(r"&(?!#(?:58|46);)", "&amp;", escaped).replace("<", "&lt;").replace(">", "&gt;")
+    return "  \n".join(escaped.splitlines())
+
+
 def readable(text: str) -> str:
     """``text`` as a person should read it: no class names, no raw reply headers (``### Plan ###``
     becomes “Plan”), no server temp paths (only the file's name), ending in a full stop."""

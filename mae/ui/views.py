@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 
 from mae.events import Event
 from mae.results import counted, exit_text
-from mae.ui.text import readable
+from mae.ui.text import md_text, readable
 
 Box = tuple[str, tuple[int, int, int, int]]
 """One Perceptor element as drawn: ``(kind, (x1, y1, x2, y2))``."""
@@ -461,7 +461,8 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
         return "**Ready.** Choose a device and a backbone, type a task and press **Run**."
     if view.finished is None:
         if view.pending_approval is not None:
-            return f"**Waiting for your approval** of `{view.pending_approval.get('action', '')}`."
+            action = md_text(str(view.pending_approval.get("action", "")))
+            return f"**Waiting for your approval** of {action}."
         elapsed = f" · {now - view.started_at:.0f} s" if now is not None and view.started_at else ""
         return (
             f"**Running** on `{view.device}` with `{view.backbone}`{elapsed} · "
@@ -484,29 +485,34 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
     if view.current_stage == "experience":
         text += "\n\nUpdating the long-term memory (Experience Reflectors)…"
     elif view.experience is not None:
-        text += f"\n\nSelf-evolution: {view.experience.result.get('summary', 'done')}"
+        text += f"\n\nSelf-evolution: {md_text(str(view.experience.result.get('summary', 'done')))}"
     message = str(data.get("message") or "")
     if message and not data.get("finished") and message.lower() not in exit_text(reason).lower():
-        text += f"\n\n{readable(message)}"
+        text += f"\n\n{md_text(readable(message))}"
     if view.warnings and not data.get("finished"):
-        text += f"\n\n⚠ {readable(view.warnings[-1])}"
+        text += f"\n\n⚠ {md_text(readable(view.warnings[-1]))}"
     return text
 
 
-def approval_markdown(view: RunView) -> str:
-    """What the approval box asks, or an empty string when nothing waits."""
+def approval_html(view: RunView) -> str:
+    """What the approval box asks (as escaped text: the description comes from the model and the
+    action's text from the phone), or an empty string when nothing waits."""
     pending = view.pending_approval
     if pending is None:
         return ""
-    text = f"### Approve this action?\n`{pending.get('action', '')}`"
-    if pending.get("description"):
-        text += f"\n\n{pending['description']}"
     reason = pending.get("reason") or "it matches the sensitive-action policy"
-    return text + f"\n\nPaused because it looks sensitive ({reason})."
+    parts = [
+        '<div class="mae-approval-body"><div class="mae-approval-title">Approve this action?</div>',
+        f"<code>{html.escape(str(pending.get('action', '')))}</code>",
+    ]
+    if pending.get("description"):
+        parts.append(f'<div class="mae-val">{html.escape(_text(pending["description"]))}</div>')
+    parts.append(f"<div>Paused because it looks sensitive ({html.escape(str(reason))}).</div></div>")
+    return "".join(parts)
 
 
-def memory_markdown(view: RunView) -> str:
-    """The agents' latest plan, subgoal, progress and notes (working memory) as Markdown."""
+def memory_html(view: RunView) -> str:
+    """The agents' latest plan, subgoal, progress and notes (working memory), as escaped text."""
     latest: dict[str, str] = {}
     for index in sorted(view.steps):
         step = view.steps[index]
@@ -520,7 +526,10 @@ def memory_markdown(view: RunView) -> str:
         notes = step.stages.get("notetaker")
         if notes is not None and notes.result.get("notes"):
             latest["Notes"] = _text(notes.result["notes"])
-    return "\n\n".join(f"**{label}:** {html.escape(value)}" for label, value in latest.items())
+    if not latest:
+        return ""
+    rows = "".join(_row(label, value) for label, value in latest.items())
+    return f'<div class="mae-working">{rows}</div>'
 
 
 def draw_boxes(image: Image.Image, elements: list[Box]) -> Image.Image:

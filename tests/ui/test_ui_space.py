@@ -58,7 +58,16 @@ def _chat_server_script() -> str:
 
 
 @pytest.fixture(scope="module")
-def space(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def model_server() -> Iterator[FakeModelServer]:
+    """The visitors' model endpoint: on 127.0.0.1, so the operator opens it (MAE_ALLOWED_BASE_URLS)."""
+    with FakeModelServer(responder=_reply) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def space(
+    tmp_path_factory: pytest.TempPathFactory, model_server: FakeModelServer
+) -> Iterator[tuple[str, Path]]:
     tmp = tmp_path_factory.mktemp("space")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAE_")}
@@ -69,6 +78,7 @@ def space(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]
         GRADIO_ANALYTICS_ENABLED="False",
         MAE_BACKBONE="openai",
         OPENAI_API_KEY=SERVER_KEY,
+        MAE_ALLOWED_BASE_URLS=model_server.base_url,
         TMPDIR=str(tmp),
         HOME=str(tmp),
     )
@@ -154,11 +164,14 @@ def _reply(request: RecordedRequest) -> str:
     return "### Important Notes ###\nNone\n"
 
 
-def test_two_visitors_get_separate_runs_memory_and_phones(space: tuple[str, Path]) -> None:
+def test_two_visitors_get_separate_runs_memory_and_phones(
+    space: tuple[str, Path], model_server: FakeModelServer
+) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     url, tmp = space
-    with FakeModelServer(responder=_reply) as server, sync_playwright() as playwright:
+    server = model_server
+    with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         for visitor in range(2):
             context = browser.new_context(viewport={"width": 1600, "height": 1000})

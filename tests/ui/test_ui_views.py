@@ -8,11 +8,11 @@ from mae.events import Event
 from mae.ui.views import (
     Perceived,
     RunView,
-    approval_markdown,
+    approval_html,
     draw_boxes,
     executed_steps,
     fold,
-    memory_markdown,
+    memory_html,
     phone_image,
     phone_picture,
     progress_html,
@@ -182,7 +182,7 @@ def test_failed_exit_shows_reason_message_and_last_warning() -> None:
 
 def test_approval_box_appears_and_goes_away() -> None:
     view = fold(one_step_events())
-    assert approval_markdown(view) == ""
+    assert approval_html(view) == ""
     view.apply(
         Event(
             "approval_needed",
@@ -194,11 +194,11 @@ def test_approval_box_appears_and_goes_away() -> None:
             },
         )
     )
-    text = approval_markdown(view)
+    text = approval_html(view)
     assert "Tap(1, 2)" in text and "Send the message" in text and "sending a message" in text
     assert "Waiting for your approval" in status_markdown(view)
     view.apply(Event("approval", step=2, data={"approved": True, "action": "Tap(1, 2)"}))
-    assert approval_markdown(view) == ""
+    assert approval_html(view) == ""
     assert "approved by the user" in timeline_html(view)
 
 
@@ -249,9 +249,10 @@ def test_executed_steps_count_an_action_the_loop_did_not_record() -> None:
 
 
 def test_working_memory_panel_shows_latest_plan_progress_and_notes() -> None:
-    text = memory_markdown(fold(one_step_events()))
-    assert "**Plan:** 1. Open Notes" in text and "**Progress:** Notes is open" in text
-    assert "**Notes:** Nothing yet" in text
+    text = memory_html(fold(one_step_events()))
+    assert '<span class="mae-key">Plan</span><span class="mae-val">1. Open Notes' in text
+    assert '<span class="mae-key">Progress</span><span class="mae-val">Notes is open' in text
+    assert '<span class="mae-key">Notes</span><span class="mae-val">Nothing yet' in text
 
 
 def test_experience_stage_gets_its_own_card() -> None:

@@ -1,0 +1,85 @@
+"""Starting runs on a public demo: the line (``mae.ui.admission``), the checks a visitor's run passes,
+and the clean-up after it. Also the note a second tab of a private demo gets when the phone is busy.
+
+``app.py`` calls these from its Run handler; the run itself starts as on a private demo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mae.errors import ConfigError
+from mae.ui import space
+from mae.ui.admission import Admission, Ticket, queue_message
+from mae.ui.live import LiveRun
+from mae.ui.runner import Backend, RunJob
+from mae.ui.text import md_text
+
+MAX_WAIT_POLLS = 3600
+"""How many one-second waits a visitor spends in line at most (an hour) before being asked to retry."""
+
+
+def busy_note(task: str) -> str:
+    """What Run says in a second tab of a private demo while another tab's run operates the phone."""
+    shown = task if len(task) <= 120 else f"{task[:117]}…"
+    return (
+        f"**The phone is busy** with “{md_text(shown)}” from another tab. Press **Watch it here** to "
+        "follow that run in this tab, or wait for it to end and press Run again."
+    )
+
+
+class PublicRuns:
+    """The line, the per-visitor checks and the clean-up of a public demo's runs."""
+
+    def __init__(self, backend: Backend, admission: Admission, session_ttl_s: float | None = None) -> None:
+        self.backend = backend
+        self.admission = admission
+        self.session_ttl_s = space.session_ttl() if session_ttl_s is None else session_ttl_s
+
+    def join(self, session: str) -> Ticket:
+        """A place in line for ``session`` (``ConfigError``: it already has one)."""
+        return self.admission.join(session)
+
+    def wait_turn(self, ticket: Ticket) -> Iterator[str]:
+        """The status line to show while ``ticket`` waits, once a second, until it is admitted;
+        ``ConfigError`` when the wait is too long. The caller gives the ticket back if it stops early."""
+        for _ in range(MAX_WAIT_POLLS):
+            if self.admission.wait(ticket, 1.0):
+                return
+            yield queue_message(max(1, self.admission.position(ticket)), self.admission.limit)
+        raise ConfigError("the line did not move for an hour: reload the page and try again later")
+
+    def prepare(self, job: RunJob, session: str) -> None:
+        """Make ``job`` this visitor's own (folders, memory, virtual phone) and check what it would reach:
+        ``ConfigError`` with a sentence when its base URL or keys are not allowed here."""
+        job.settings = space.session_settings(job.settings, session)
+        job.device = space.session_phone(session)
+        refused = space.base_url_refusal(job.settings) or space.key_refusal(job.settings, job.api_keys)
+        if refused:
+            raise ConfigError(refused)
+
+    def hand_over(self, run: LiveRun, ticket: Ticket) -> None:
+        """The ticket goes back, and idle session folders go, when ``run`` ends (call before it starts)."""
+
+        def ended(_run: LiveRun) -> None:
+            self.admission.leave(ticket)
+            self.sweep()
+
+        run.on_end(ended)
+
+    def leave(self, ticket: Ticket) -> None:
+        self.admission.leave(ticket)
+
+    def sweep(self) -> list[str]:
+        """Remove the session folders idle for longer than the session time-to-live."""
+        return space.sweep_sessions(self.backend.settings, self.admission.sessions(), self.session_ttl_s)
+
+    def figures(self) -> dict[str, Any]:
+        """Running, waiting and peak counts (for the load benchmark)."""
+        return {
+            "running": self.admission.running,
+            "waiting": self.admission.waiting,
+            "peak": self.admission.peak,
+            "limit": self.admission.limit,
+        }
