@@ -44,10 +44,7 @@ def can_ask_now(ctx: Context) -> bool:
 
 
 def question(device: str, action: str, reason: str) -> str:
-    return (
-        f"The phone agent wants to run a sensitive action on {device}: {action} ({reason}). "
-        "Allow it?"
-    )
+    return f"The phone agent wants to run a sensitive action on {device}: {action} ({reason}). Allow it?"
 
 
 def refusal(action: str, reason: str, why: str) -> str:

@@ -49,7 +49,8 @@ def image_space(screen: tuple[int, int], max_side: int) -> ImageSpace:
     """The space of a screenshot whose long side is at most ``max_side`` (0 = screen pixels)."""
     if max_side != 0 and not MIN_SIDE <= max_side <= MAX_SIDE:
         raise ConfigError(
-            f"max_side must be between {MIN_SIDE} and {MAX_SIDE} pixels, or 0 for the full screen; got {max_side}"
+            f"max_side must be between {MIN_SIDE} and {MAX_SIDE} pixels, or 0 for the full screen; "
+            f"got {max_side}"
         )
     width, height = screen
     scale = 1.0 if max_side == 0 else min(1.0, max_side / max(width, height))
@@ -108,7 +109,9 @@ class SharedPerceptor:
         return self.perceive(image, device.keyboard_active(), tree=getattr(device, "ui_tree", None))
 
 
-def perceptor_factory(perception: PerceptionSettings, client: Callable[[], ChatClient | None]) -> SharedPerceptor:
+def perceptor_factory(
+    perception: PerceptionSettings, client: Callable[[], ChatClient | None]
+) -> SharedPerceptor:
     """A ``SharedPerceptor`` building ``mae.runtime.build_perceptor`` on first use."""
 
     def build() -> PerceptorLike:

@@ -35,7 +35,11 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     server = build_server(tools)
     try:
         if args.http:
-            print(f"mae MCP server: http://{HOST}:{args.port}/mcp (Ctrl-C stops it)", file=sys.stderr, flush=True)
+            print(
+                f"mae MCP server: http://{HOST}:{args.port}/mcp (Ctrl-C stops it)",
+                file=sys.stderr,
+                flush=True,
+            )
             anyio.run(lambda: server.run_streamable_http_async(host=HOST, port=args.port))
         else:
             anyio.run(server.run_stdio_async)

@@ -18,7 +18,14 @@ import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, ImageContent, InputRequiredResult, ResourceLink, TextContent, ToolAnnotations
+from mcp_types import (
+    CallToolResult,
+    ImageContent,
+    InputRequiredResult,
+    ResourceLink,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field, ValidationError
 
 from mae import __version__
@@ -40,7 +47,6 @@ from mae.mcp.views import (
     PerceptionView,
     RunList,
     RunListing,
-    RunView,
     ShortcutList,
     ShortcutView,
     TipsView,
@@ -67,7 +73,8 @@ MaxSide = Annotated[
     ),
 ]
 DeviceName = Annotated[
-    str, Field(description="a name list_devices shows; empty = the default device (the virtual phone when none)")
+    str,
+    Field(description="a name list_devices shows; empty = the default device (the virtual phone when none)"),
 ]
 
 
@@ -174,8 +181,8 @@ class MaeTools:
 
     def prepare_action(
         self, device: str, action: str | dict[str, Any], max_side: int, description: str
-    ) -> tuple[Device, Any, list[AtomicAction], str | None]:
-        """The phone, the action in screen pixels, its atomic steps, and why it is sensitive (or None)."""
+    ) -> tuple[Device, list[AtomicAction], str | None]:
+        """The phone, the action's atomic steps in screen pixels, and why it is sensitive (or None)."""
         phone = self.phones.get(device)
         call = read_action(action)
         space = image_space(phone.screen_size(), max_side)
@@ -189,7 +196,7 @@ class MaeTools:
         if any(isinstance(step, Tap) for step in steps):  # what a tap hits decides whether it is gated
             elements = self.perceptor.perceive_device(phone, phone.screenshot()).elements
         reason = self.safety.check(screen_call, steps, description, elements)
-        return phone, screen_call, steps, reason
+        return phone, steps, reason
 
     def run_action(self, phone: Device, steps: list[AtomicAction], max_side: int) -> tuple[ActView, Any]:
         with DeviceLock(phone, owner="an MCP client's act call"):
@@ -271,11 +278,15 @@ class MaeTools:
         folder = Path(self.settings.log_dir)
         run_dir = folder / name
         if not name or Path(name).name != name or name in (".", "..") or not run_dir.is_dir():
-            raise ConfigError(f"there is no run called {name[:80]!r} in {folder}: pass a name list_runs shows")
+            raise ConfigError(
+                f"there is no run called {name[:80]!r} in {folder}: pass a name list_runs shows"
+            )
         try:
             summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            raise ConfigError(f"the run {name!r} has no readable summary yet (it may have just started)") from None
+            raise ConfigError(
+                f"the run {name!r} has no readable summary yet (it may have just started)"
+            ) from None
         if not isinstance(summary, dict):
             raise ConfigError(f"the run {name!r} has an unreadable summary")
         summary.pop("step_timings", None)
@@ -320,7 +331,8 @@ def friendly_validation(name: str, error: ValidationError) -> str:
     for item in error.errors()[:3]:
         where = ".".join(str(part) for part in item["loc"]) or "the arguments"
         problems.append(f"{where}: {item['msg'].lower()}")
-    return f"the arguments of {name} do not fit its input schema ({'; '.join(problems)}); fix them and call again"
+    listed = "; ".join(problems)
+    return f"the arguments of {name} do not fit its input schema ({listed}); fix them and call again"
 
 
 class MaeMCPServer(MCPServer):
@@ -381,8 +393,8 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         action: Annotated[
             str | dict[str, Any],
             Field(
-                description="one atomic operation: Tap(x, y), Swipe(x1, y1, x2, y2), Type(\"text\"), Enter(), "
-                "Back(), Home(), Open_App(\"Notes\"), Switch_App(), Wait(); or JSON like "
+                description='one atomic operation: Tap(x, y), Swipe(x1, y1, x2, y2), Type("text"), Enter(), '
+                'Back(), Home(), Open_App("Notes"), Switch_App(), Wait(); or JSON like '
                 '{"name": "Tap", "arguments": {"x": 300, "y": 640}}'
             ),
         ],
@@ -402,7 +414,7 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         deleting, installing, permissions, account changes) need a person's approval: the client is asked
         when it supports elicitation; otherwise they are refused unless the server runs with --yes."""
         prepared = await blocking(lambda: tools.prepare_action(device, action, max_side, description))
-        phone, screen_call, steps, reason = prepared
+        phone, steps, reason = prepared
         if reason is not None and not tools.options.assume_yes:
             shown = "; ".join(str(step) for step in steps)
             state = {"kind": "act", "device": phone.name, "action": shown}
@@ -418,11 +430,18 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
                 raise ToolError(approval.refusal(shown, reason, approval.DECLINED))
         view, image = await blocking(lambda: tools.run_action(phone, steps, max_side))
         extra: list[Any] = [
-            ResourceLink(type="resource_link", uri=view.screenshot, name="screen after the action", mime_type="image/png")
+            ResourceLink(
+                type="resource_link",
+                uri=view.screenshot,
+                name="screen after the action",
+                mime_type="image/png",
+            )
         ]
         if include_screenshot:
             data, mime = encode(image, "png")
-            extra.append(ImageContent(type="image", data=base64.b64encode(data).decode("ascii"), mime_type=mime))
+            extra.append(
+                ImageContent(type="image", data=base64.b64encode(data).decode("ascii"), mime_type=mime)
+            )
         result = answer(view.text(), view, *extra)
         result.is_error = view.error is not None
         return result

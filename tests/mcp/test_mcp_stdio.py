@@ -81,11 +81,16 @@ async def _main_scenario(fake: FakeModelServer, tmp_path: Path) -> None:
 
         # bad inputs: sentences, never tracebacks
         assert_sentence(
-            await client.call_tool("act", {"device": "pixel-9", "action": "Back()"}), "no device called 'pixel-9'"
+            await client.call_tool("act", {"device": "pixel-9", "action": "Back()"}),
+            "no device called 'pixel-9'",
         )
-        assert_sentence(await client.call_tool("act", {"action": "scroll up please"}), "cannot read the action")
+        assert_sentence(
+            await client.call_tool("act", {"action": "scroll up please"}), "cannot read the action"
+        )
         assert_sentence(await client.call_tool("act", {"action": "Tap(540"}), "Tap(x, y)")
-        assert_sentence(await client.call_tool("act", {"action": "Tap(1, 2)\nBack()"}), "more than one action")
+        assert_sentence(
+            await client.call_tool("act", {"action": "Tap(1, 2)\nBack()"}), "more than one action"
+        )
         assert_sentence(await client.call_tool("act", {"action": "Tap(5000, 10)"}), "off screen")
         assert_sentence(await client.call_tool("screenshot", {"max_side": 10}), "max_side must be between")
         assert_sentence(await client.call_tool("act", {"action": "Back()", "max_side": "big"}), "max_side")
@@ -161,7 +166,9 @@ async def _approval_scenario(fake: FakeModelServer, tmp_path: Path) -> None:
     asked: list[str] = []
     # protocol 2026-07-28: the question comes back as input_required and the client calls again
     async with Client(
-        stdio_server(fake, tmp_path), elicitation_callback=approve_with(False, asked), read_timeout_seconds=120
+        stdio_server(fake, tmp_path),
+        elicitation_callback=approve_with(False, asked),
+        read_timeout_seconds=120,
     ) as client:
         declined = await client.call_tool("act", card)
         assert_sentence(declined, "refused the sensitive action", "declined")
