@@ -468,11 +468,15 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         actions need a person's approval (asked through elicitation; refused when the client cannot ask,
         unless the server runs with --yes). The model comes from the server's own settings."""
         state = approval.state_of(ctx)
-        job = tools.jobs.get(str(state.get("job"))) if state and state.get("kind") == "run" else None
-        if job is not None and job.task == task:
-            pending = job.pending
+        if state is not None and state.get("kind") == "run":  # the answer to a question about a run
+            job = tools.jobs.get(str(state.get("job")))
+            if job is None or job.task != task:
+                raise ToolError(
+                    "the run this answer was meant for is gone (the server restarted or forgot it): call "
+                    "run_task again without the answer to start the task anew"
+                )
+            pending, job.pending = job.pending, None
             if pending is not None:
-                job.pending = None
                 pending.answer(bool(approval.answer_from(ctx)))
         else:
             job = await blocking(lambda: tools.start_run(task, device, agent, max_steps, ctx))

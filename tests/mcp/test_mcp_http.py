@@ -65,9 +65,11 @@ def test_mcp_http_clients_progress_approval_and_busy_device(tmp_path: Path) -> N
 
 async def _scenario(url: str) -> None:
     asked: list[str] = []
+    refused: list[str] = []
     async with (
         Client(url, read_timeout_seconds=120) as first,
         Client(url, elicitation_callback=approve_with(True, asked), read_timeout_seconds=120) as second,
+        Client(url, elicitation_callback=approve_with(False, refused), read_timeout_seconds=120) as third,
     ):
         assert len((await first.list_tools()).tools) == 9
         shot = await first.call_tool("screenshot", {})
@@ -76,6 +78,10 @@ async def _scenario(url: str) -> None:
         opened = await second.call_tool("act", {"action": as_json})
         assert opened.structured_content["foreground_after"] == "com.mae.notes", text_of(opened)
         assert_sentence(await first.call_tool("perceive", {"device": "phone-x"}), "no device called")
+        # protocol 2026-07-28: the question comes back as input_required; declined, nothing is typed
+        declined = await third.call_tool("act", {"action": 'Type("4111 1111 1111 1111")'})
+        assert_sentence(declined, "refused the sensitive action", "declined")
+        assert len(refused) == 1 and "card number" in refused[0]
 
         messages: list[str] = []
 

@@ -156,7 +156,7 @@ async def _main_scenario(fake: FakeModelServer, tmp_path: Path) -> None:
         assert shortcuts.structured_content["shortcuts"][0]["name"] == "Tap_Type_and_Enter"
 
 
-def test_mcp_stdio_approval_by_elicitation_and_yes(tmp_path: Path) -> None:
+def test_mcp_stdio_approval_mid_call_and_yes(tmp_path: Path) -> None:
     with FakeModelServer(responder=scripted_model()) as fake:
         anyio.run(_approval_scenario, fake, tmp_path)
 
@@ -164,15 +164,6 @@ def test_mcp_stdio_approval_by_elicitation_and_yes(tmp_path: Path) -> None:
 async def _approval_scenario(fake: FakeModelServer, tmp_path: Path) -> None:
     card = {"action": 'Type("4111 1111 1111 1111")'}
     asked: list[str] = []
-    # protocol 2026-07-28: the question comes back as input_required and the client calls again
-    async with Client(
-        stdio_server(fake, tmp_path),
-        elicitation_callback=approve_with(False, asked),
-        read_timeout_seconds=120,
-    ) as client:
-        declined = await client.call_tool("act", card)
-        assert_sentence(declined, "refused the sensitive action", "declined")
-        assert asked and "4111 1111 1111 1111" in asked[0] and "card number" in asked[0]
     # protocol 2025-11-25: the question is sent in the middle of the call; approved, the action runs
     async with Client(
         stdio_server(fake, tmp_path),
@@ -184,12 +175,15 @@ async def _approval_scenario(fake: FakeModelServer, tmp_path: Path) -> None:
         await client.call_tool("act", {"action": "Open_App(Notes)"})
         approved = await client.call_tool("act", card)
         assert not approved.is_error, text_of(approved)
-        assert len(asked) == 2
+        assert len(asked) == 1 and "card number" in asked[0]
         posted = await client.call_tool("run_task", {"task": POST_TASK})
         assert posted.structured_content["exit_reason"] == "finished", text_of(posted)
-        assert len(asked) == 3 and "Tap(800, 500)" in asked[2]
+        assert len(asked) == 2 and "Tap(800, 500)" in asked[1]
     # --yes: approved without asking anybody
+    fake.responder = scripted_model()
     async with Client(stdio_server(fake, tmp_path, "--yes"), read_timeout_seconds=120) as client:
         allowed = await client.call_tool("act", card)
         assert not allowed.is_error, text_of(allowed)
-        assert len(asked) == 3
+        posted = await client.call_tool("run_task", {"task": POST_TASK})
+        assert posted.structured_content["exit_reason"] == "finished", text_of(posted)
+        assert len(asked) == 2
