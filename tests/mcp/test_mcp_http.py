@@ -27,6 +27,8 @@ from mcp_testkit import (
 
 from mae.testing.fake_model_server import FakeModelServer
 
+pytestmark = pytest.mark.slow  # each test starts `python -m mae mcp` (a few seconds)
+
 START_TIMEOUT_S = 90
 
 

@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client
 from mcp_testkit import (
     NOTES_TASK,
@@ -21,6 +22,8 @@ from mcp_testkit import (
 from PIL import Image
 
 from mae.testing.fake_model_server import FakeModelServer
+
+pytestmark = pytest.mark.slow  # each test starts `python -m mae mcp` (a few seconds)
 
 TOOLS = {
     "list_devices",
