@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
+from mcp import Client
+from mcp_types import CallToolResult
 from pydantic import BaseModel, ValidationError
 
 from mae.config import load_settings
@@ -10,7 +13,7 @@ from mae.errors import ActionError, ConfigError, DeviceError
 from mae.events import Event
 from mae.mcp.jobs import Progress, RunJob, settings_for_run
 from mae.mcp.phones import Phones, image_space, mapper_for
-from mae.mcp.server import friendly_validation, read_action
+from mae.mcp.server import MaeTools, ServerOptions, build_server, friendly_validation, read_action
 
 
 def test_image_space_scales_the_long_side_and_maps_back() -> None:
@@ -109,3 +112,19 @@ def test_a_run_takes_the_callers_agent_and_step_limit() -> None:
     chosen = settings_for_run(settings, "v2", 7)
     assert (chosen.loop.agent, chosen.loop.max_steps) == ("v2", 7)
     assert settings_for_run(settings, None, None) is settings
+
+
+def test_run_task_without_a_key_in_the_server_env_says_which(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = load_settings(None, overrides={"backbone": "openai", "device": "virtual"})
+    tools = MaeTools(settings, ServerOptions())
+
+    async def call() -> CallToolResult:
+        async with Client(build_server(tools)) as client:
+            return await client.call_tool("run_task", {"task": "Open Notes"})
+
+    result = anyio.run(call)
+    tools.close()
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "no API key for openai" in text and "OPENAI_API_KEY" in text and "Traceback" not in text
