@@ -19,6 +19,7 @@ from typing import Any
 
 from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
 from mcp.server.mcpserver import Context
+from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from pydantic import BaseModel, Field
 
@@ -60,8 +61,12 @@ DECLINED = "the person declined it"
 
 
 async def ask_now(ctx: Context, message: str) -> bool:
-    """Ask mid-call through ``elicitation/create``; True only when the person approved."""
-    outcome = await ctx.elicit(message, Approval)
+    """Ask mid-call through ``elicitation/create``; True only when the person approved (a client that
+    fails to answer, or answers something else, has not approved)."""
+    try:
+        outcome = await ctx.elicit(message, Approval)
+    except (MCPError, ValueError):
+        return False
     return isinstance(outcome, AcceptedElicitation) and outcome.data.approve
 
 

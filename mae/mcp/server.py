@@ -504,6 +504,9 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(job.join, STOP_WAIT_S)
             raise
+        except Exception:  # the client went away mid-call: nobody follows the run any more
+            job.stop()
+            raise
 
     def finish(job: RunJob, ended: Ended) -> CallToolResult:
         if ended.result is None:
