@@ -18,6 +18,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "mae.cli.config_cmd",
     "mae.cli.device_cmd",
     "mae.cli.eval_cmd",
+    "mae.cli.mcp_cmd",
     "mae.cli.memory_cmd",
     "mae.cli.models_cmd",
     "mae.cli.perceive_cmd",
