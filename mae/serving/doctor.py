@@ -31,6 +31,8 @@ from mae.memory.working import WorkingMemory
 from mae.perception.elements import Perception
 from mae.serving.calibration import CalibrationCase, calibration_cases
 from mae.serving.doctor_fit import (
+    DEFAULT_THRESHOLD,
+    DEFAULT_TRIALS,
     FRACTIONS,
     DoctorReply,
     FreeFit,
@@ -45,8 +47,6 @@ from mae.serving.doctor_replies import read_point
 
 ROLE = "operator"
 """The doctor checks the model the Operator uses: the one whose taps reach the phone."""
-DEFAULT_TRIALS = 20
-DEFAULT_THRESHOLD = 0.6
 MAX_WORKERS = 4
 REPLY_CHARS_KEPT = 2000
 Verdict = Literal["ok", "switch", "unsupported", "unexplained", "unreadable"]

@@ -35,6 +35,10 @@ from mae.llm.coordinates import (
 Size = tuple[int, int]
 Box = tuple[int, int, int, int]
 PromptStyle = Literal["grounding", "operator"]
+DEFAULT_TRIALS = 20
+"""Requests one doctor run sends by default (half grounding, half Operator prompt)."""
+DEFAULT_THRESHOLD = 0.6
+"""Share of taps that must land on target under the configured convention."""
 FRACTIONS = "fractions"
 """The reading with no mae setting: 0-1 fractions of the image."""
 CONFIGURED = "configured"
