@@ -406,7 +406,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     def progress(done: int, total: int, text: str) -> None:
         print(f"[{done}/{total}] {text}", flush=True)
 
-    report = run_doctor(client, trials=args.trials, threshold=args.threshold, progress=progress)
+    report = run_doctor(
+        client,
+        trials=args.trials,
+        threshold=args.threshold,
+        progress=progress,
+        configured_name=settings.coordinates or family_convention(profile.model),
+    )
     folder = args.out or settings.log_dir / time.strftime("doctor-%Y%m%d-%H%M%S")
     markdown, picture = write_report(report, folder)
     print(f"\n{summary_text(report)}\nreport: {markdown}\npicture: {picture}")

@@ -200,13 +200,23 @@ def collect_replies(
 
 
 def diagnose(
-    replies: Sequence[DoctorReply], client: ChatClient, threshold: float = DEFAULT_THRESHOLD
+    replies: Sequence[DoctorReply],
+    client: ChatClient,
+    threshold: float = DEFAULT_THRESHOLD,
+    configured_name: str | None = None,
 ) -> DoctorReport:
-    """Fit ``replies`` and decide the verdict, the setting to use and what to check."""
+    """Fit ``replies`` and decide the verdict, the setting to use and what to check.
+
+    ``configured_name`` names the configured convention where several read points alike (the setting
+    said ``gui-owl``, not ``qwen2.5-vl``); by default the first that matches the Operator's profile."""
     if not 0 < threshold <= 1:
         raise DoctorError(f"the threshold is a share of taps between 0 and 1; got {threshold}")
     profile = client.profile(ROLE)
     found, configured = readings(profile.coordinate_space, profile.model_resize)
+    if configured_name in CONVENTIONS and configured_name != configured:
+        same = CONVENTIONS[configured_name]
+        if (same.space, same.model_resize) == (profile.coordinate_space, profile.model_resize):
+            configured = configured_name
     fits = fit_all(found, replies)
     family = family_convention(profile.model)
     prefer = [configured, *([family] if family else []), *CONVENTIONS]
@@ -321,7 +331,7 @@ def _conclude(report: DoctorReport, best: ReadingFit | None, family: str | None)
     failed = [r for r in report.replies if r.error]
     if failed:
         report.warnings.append(
-            f"{len(failed)} of {len(report.replies)} requests failed ({failed[0].error}); they count as "
+            f"{len(failed)} of {len(report.replies)} requests failed (the report says why); they count as "
             "misses."
         )
 
@@ -366,9 +376,10 @@ def run_doctor(
     threshold: float = DEFAULT_THRESHOLD,
     progress: Progress | None = None,
     prompts_dir: Path | None = None,
+    configured_name: str | None = None,
 ) -> DoctorReport:
     """Send the calibration requests to the Operator's model and diagnose its coordinates."""
     if not 0 < threshold <= 1:
         raise DoctorError(f"the threshold is a share of taps between 0 and 1; got {threshold}")
     replies = collect_replies(client, trials, progress=progress, prompts_dir=prompts_dir)
-    return diagnose(replies, client, threshold)
+    return diagnose(replies, client, threshold, configured_name)

@@ -141,7 +141,7 @@ def report_markdown(report: DoctorReport, picture: str | None = PICTURE_NAME) ->
     for reply, tap in zip(report.replies, shown.taps, strict=True):
         point = f"({reply.point[0]:g}, {reply.point[1]:g})" if reply.point else "-"
         hit = "yes" if tap is not None and reply.hit(tap) else "no"
-        text = f"failed: {reply.error}" if reply.error else _quoted(reply.text)
+        text = f"failed: {_quoted(reply.error)}" if reply.error else _quoted(reply.text)
         lines.append(
             f"| {reply.index + 1} | {reply.style} | {reply.screen} | {_quoted(reply.target, 60)} | {point} | "
             f"{tap or '-'} | {hit} | {text} |"

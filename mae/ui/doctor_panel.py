@@ -17,14 +17,16 @@ import gradio as gr
 from mae.config import Settings
 from mae.errors import MaeError
 from mae.llm.client import ChatClient
+from mae.llm.coordinates import family_convention
 from mae.serving.doctor import ROLE, run_doctor
+from mae.serving.doctor_fit import DEFAULT_TRIALS
 from mae.serving.doctor_report import render_picture, summary_markdown, write_report
 from mae.ui.forms import RunForm, settings_from_form
 from mae.ui.session import error_message
 
 DOCTOR_HINT = (
-    "Sends 20 calibration screenshots to the Operator's model and measures where its taps land "
-    "(about as much as one or two agent steps cost)."
+    f"Sends {DEFAULT_TRIALS} calibration screenshots to the Operator's model and measures where its taps "
+    "land (about as much as one or two agent steps cost)."
 )
 
 
@@ -71,7 +73,8 @@ class DoctorPanel:
                 def step(done: int, total: int, text: str) -> None:
                     progress(done / total, desc=f"{done}/{total}: {text}")
 
-                report = run_doctor(client, progress=step)
+                configured = settings.coordinates or family_convention(client.profile(ROLE).model)
+                report = run_doctor(client, progress=step, configured_name=configured)
             except MaeError as exc:
                 text = f"**The model could not be checked:** {error_message(exc)}"
                 return gr.update(value=text), gr.update(visible=False, value=None)

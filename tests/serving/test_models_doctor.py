@@ -16,7 +16,7 @@ from mae.cli import main
 from mae.llm.client import ChatClient
 from mae.llm.providers import ModelProfile
 from mae.serving.calibration import calibration_cases
-from mae.serving.doctor import DoctorError, plan_requests, run_doctor
+from mae.serving.doctor import DoctorError, collect_replies, diagnose, plan_requests, run_doctor
 from mae.serving.doctor_report import report_markdown, summary_markdown
 from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 from mae.testing.grounding_fake import GroundingFake
@@ -106,10 +106,15 @@ def test_an_unexpected_image_budget_is_unexplained_but_fits_one_scale() -> None:
 
 def test_the_configured_convention_passes_and_equivalents_are_named() -> None:
     with FakeModelServer(responder=GroundingFake("qwen2.5-vl")) as server:
-        report = run_doctor(_client(server, "qwen2.5-vl"))
+        client = _client(server, "gui-owl")
+        replies = collect_replies(client)
         sizes = {size for request in server.requests for size in request.image_sizes}
+    report = diagnose(replies, client)
     assert report.verdict == "ok" and report.exit_code == 0 and report.detected == "qwen2.5-vl"
     assert "gui-owl" in report.fit("qwen2.5-vl").same_as
+    named = diagnose(replies, client, configured_name="gui-owl")  # as the setting named it
+    assert named.configured == named.detected == "gui-owl" and named.setting == "MAE_COORDINATES=gui-owl"
+    assert diagnose(replies, client, configured_name="qwen3-vl").configured == "qwen2.5-vl"  # not this one
     assert sizes <= {(672, 1456), (1484, 672), (672, 1484)}  # sent the way the agent sends (qwen budget)
     # sent within every budget, UI-TARS-1.5 and Qwen2.5-VL read the same: also fine, and said so
     with FakeModelServer(responder=GroundingFake("ui-tars-1.5")) as server:
