@@ -38,6 +38,23 @@ def _percent(share: float) -> str:
     return f"{share * 100:.0f} %"
 
 
+def apparent_size(report: DoctorReport) -> str | None:
+    """The frame the model appears to answer in, for the image size most screenshots were sent at, and
+    what the detected (else configured) convention predicts for it."""
+    fitted = [group for group in report.free.groups if group.frame is not None]
+    if not fitted:
+        return None
+    group = max(fitted, key=lambda g: g.replies)
+    assert group.frame is not None
+    shown = report.shown.name
+    predicted = group.predicted.get(shown)
+    expectation = f"; '{shown}' predicts {predicted[0]:g}x{predicted[1]:g}" if predicted else ""
+    return (
+        f"Screenshots sent at {group.sent_size[0]}x{group.sent_size[1]} are answered as if the image were "
+        f"{group.frame[0]}x{group.frame[1]}{expectation}."
+    )
+
+
 def summary_markdown(report: DoctorReport) -> str:
     """Verdict, setting, advice and warnings: only text mae wrote."""
     lines = [f"### Verdict: {_VERDICT_TITLES[report.verdict]}", "", report.headline, ""]
@@ -47,6 +64,8 @@ def summary_markdown(report: DoctorReport) -> str:
     if report.warnings:
         lines += ["", "**Warnings**", ""] + [f"- {warning}" for warning in report.warnings]
     configured = report.configured_fit
+    apparent = apparent_size(report)
+    lines += ["", apparent] if apparent else []
     lines += [
         "",
         f"Under the configured '{report.configured}' convention: {configured.hits}/{configured.total} on "
@@ -63,6 +82,8 @@ def summary_text(report: DoctorReport) -> str:
         lines.append(f"setting: {report.setting}")
     lines += [f"- {advice}" for advice in report.advice]
     lines += [f"warning: {warning}" for warning in report.warnings]
+    apparent = apparent_size(report)
+    lines += [apparent] if apparent else []
     lines.append(
         f"configured '{report.configured}': {configured.hits}/{configured.total} on target "
         f"({_percent(configured.hit_rate)}; threshold {_percent(report.threshold)})"

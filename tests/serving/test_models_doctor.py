@@ -64,6 +64,7 @@ def test_each_convention_is_identified(
     assert code == exit_code
     assert f"verdict: {verdict}" in out
     assert f"setting: MAE_COORDINATES={detected}" in out
+    assert "Screenshots sent at 768x1664 are answered as if the image were" in out
     report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert f"| {detected} (" in report and "detected" in report.split(f"| {detected} (")[1].split("|")[0]
     assert (tmp_path / "report" / "doctor.png").stat().st_size > 10_000
