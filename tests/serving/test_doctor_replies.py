@@ -33,6 +33,13 @@ from mae.serving.doctor_replies import read_point
             (0.42, 0.77),
         ),
         ("**Action:** Tap(880, 176)\n\nThis opens the cart.", (880, 176)),
+        ("Thought: open it\nAction: click(start_box='<|box_start|>(235,512)<|box_end|>')", (235, 512)),
+        ('do(action="Tap", element=[500, 300])', (500, 300)),
+        ("CLICK(box=[[100,200,300,400]])", (200, 300)),
+        (
+            '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [54, 12]}}\n</tool_call>',
+            (54, 12),
+        ),
     ],
 )
 def test_points_in_the_forms_models_write(text: str, point: tuple[float, float]) -> None:
