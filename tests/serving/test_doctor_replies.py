@@ -37,7 +37,8 @@ from mae.serving.doctor_replies import read_point
         ('do(action="Tap", element=[500, 300])', (500, 300)),
         ("CLICK(box=[[100,200,300,400]])", (200, 300)),
         (
-            '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [54, 12]}}\n</tool_call>',
+            '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [54, 12]}}'
+            "\n</tool_call>",
             (54, 12),
         ),
     ],
