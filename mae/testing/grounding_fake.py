@@ -6,7 +6,9 @@ description in the prompt (``mae.serving.calibration``), reads the size of the i
 the request, and writes the target's centre (plus up to ``noise_px`` screen pixels of noise; a
 ``miss_rate`` share of replies point anywhere) in its convention's frame:
 
-- ``screen``: screen pixels; ``fractions``: 0-1 fractions of the image; ``qwen3-vl``: a 0-1000 grid;
+- ``screen``: pixels of the size the prompt states (what a hosted model told the screen's size does;
+  the first "W pixels wide and H pixels high" in the prompt, else the screen's own size);
+- ``fractions``: 0-1 fractions of the image; ``qwen3-vl``: a 0-1000 grid;
 - ``qwen2.5-vl``: pixels of the received image smart-resized with factor 28 within 1280x28x28 pixels;
 - ``ui-tars-1.5``: the same with UI-TARS-1.5's budget, 100x28x28 to 16384x28x28 pixels;
 - ``resized``: pixels of the received image smart-resized within ``max_pixels`` (a server whose image
@@ -20,12 +22,14 @@ which concurrent requests arrive.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 from mae.llm.images import smart_resize
 from mae.serving.calibration import CalibrationCase, calibration_cases
 from mae.testing.fake_model_server import RecordedRequest
 
+_STATED = re.compile(r"(\d{2,5}) pixels wide and (\d{2,5}) pixels high")
 FAKE_CONVENTIONS = ("screen", "qwen2.5-vl", "ui-tars-1.5", "qwen3-vl", "fractions", "resized", "random")
 
 
@@ -89,11 +93,12 @@ class GroundingFake:
     def _case(self, text: str) -> CalibrationCase | None:
         return next((case for case in self._cases if case.description in text), None)
 
-    def frame(self, received: tuple[int, int], screen: tuple[int, int]) -> tuple[float, float]:
-        """The size of the frame this fake writes points in, for an image received at ``received``."""
+    def frame(self, received: tuple[int, int], stated: tuple[int, int]) -> tuple[float, float]:
+        """The size of the frame this fake writes points in, for an image received at ``received`` in a
+        prompt that states the size ``stated``."""
         width, height = received
         if self.convention == "screen":
-            return float(screen[0]), float(screen[1])
+            return float(stated[0]), float(stated[1])
         if self.convention == "fractions":
             return 1.0, 1.0
         if self.convention == "qwen3-vl":
@@ -123,7 +128,9 @@ class GroundingFake:
             cx, cy = case.center
             fx = (cx + rng.uniform(-self.noise_px, self.noise_px)) / screen_w
             fy = (cy + rng.uniform(-self.noise_px, self.noise_px)) / screen_h
-        frame_w, frame_h = self.frame(sizes[0], (screen_w, screen_h))
+        said = _STATED.search(text)
+        stated = (int(said.group(1)), int(said.group(2))) if said else (screen_w, screen_h)
+        frame_w, frame_h = self.frame(sizes[0], stated)
         x, y = fx * frame_w, fy * frame_h
         fraction = self.convention == "fractions"
         answer = self._styles[rng.randrange(len(self._styles))](x, y, fraction)
