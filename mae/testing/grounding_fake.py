@@ -29,7 +29,7 @@ from mae.llm.images import smart_resize
 from mae.serving.calibration import CalibrationCase, calibration_cases
 from mae.testing.fake_model_server import RecordedRequest
 
-_STATED = re.compile(r"(\d{2,5}) pixels wide and (\d{2,5}) pixels high")
+_STATED = re.compile(r"(\d{2,5})\s+pixels\s+wide\s+and\s+(\d{2,5})\s+pixels\s+high")
 FAKE_CONVENTIONS = ("screen", "qwen2.5-vl", "ui-tars-1.5", "qwen3-vl", "fractions", "resized", "random")
 
 

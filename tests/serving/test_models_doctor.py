@@ -46,19 +46,26 @@ def _doctor(
 
 
 @pytest.mark.parametrize(
-    ("fake", "detected", "verdict", "exit_code"),
+    ("fake", "configured", "verdict", "exit_code"),
     [
         ("screen", "screen", "taps land on target", 0),
-        ("qwen2.5-vl", "qwen2.5-vl", "another convention fits", 1),
-        ("ui-tars-1.5", "ui-tars-1.5", "another convention fits", 1),
-        ("qwen3-vl", "qwen3-vl", "another convention fits", 1),
+        ("qwen2.5-vl", "screen", "another convention fits", 1),
+        # UI-TARS-1.5's frame is within 2 % of an image sent at max_side: check it against the 0-1000 grid
+        ("ui-tars-1.5", "qwen3-vl", "another convention fits", 1),
+        ("qwen3-vl", "screen", "another convention fits", 1),
     ],
 )
 def test_each_convention_is_identified(
-    fake: str, detected: str, verdict: str, exit_code: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fake: str,
+    configured: str,
+    verdict: str,
+    exit_code: int,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    detected = fake
     with FakeModelServer(responder=GroundingFake(fake)) as server:
-        code, out = _doctor(capsys, server, tmp_path / "report")
+        code, out = _doctor(capsys, server, tmp_path / "report", "--coordinates", configured)
         assert len(server.requests) == 20  # the default budget
         server.assert_done()
     assert code == exit_code
