@@ -33,6 +33,7 @@ from mae.ui.devices import (
     default_device,
     device_choices,
 )
+from mae.ui.doctor_panel import DoctorPanel
 from mae.ui.evaluate_tab import build_evaluate_tab
 from mae.ui.forms import (
     CUSTOM,
@@ -168,6 +169,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             value=settings.base_url or "", label="Base URL", elem_id="mae-base-url"
                         )
                         model = gr.Textbox(value=settings.model or "", label="Model", elem_id="mae-model")
+                    doctor = None if space.space_id() else DoctorPanel.build()  # spends calls: private only
                     with gr.Row():
                         max_steps = gr.Slider(
                             1,
@@ -334,6 +336,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 max_retries=int(retries_value) if retries_value is not None else None,
             )
             return form, list(rule_names or [])
+
+        if doctor is not None:
+            doctor.wire(settings, form_inputs, lambda values: read_form(values)[0])
 
         def watch(tab: TabState) -> Iterator[tuple[Any, ...]]:
             """Stream the tab's run (started here, or found running on load) until it has ended."""

@@ -1,4 +1,4 @@
-"""``python -m mae models {list,serve,check,download}``: local models on a GPU workstation."""
+"""``python -m mae models {list,serve,check,doctor,download}``: local models on a GPU workstation."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from pydantic import ValidationError
 from mae.config import load_settings
 from mae.errors import ConfigError
 from mae.llm.coordinates import CONVENTIONS, family_convention
+from mae.llm.keys import redact_url
 from mae.llm.providers import PRESETS, ModelProfile
 from mae.serving.catalog import CATALOG, CatalogError, find
+from mae.serving.doctor_fit import DEFAULT_THRESHOLD, DEFAULT_TRIALS
 from mae.serving.health import ServedModel, ServeError, ServerNotReadyError, served_models, wait_for_model
 from mae.serving.vllm import (
     ServeCommand,
@@ -36,7 +38,7 @@ from mae.serving.weights import download, models_dir, presence
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``models`` subcommand and its actions."""
     parser = subparsers.add_parser(
-        "models", help="local models: catalog, vLLM serving, health check, download"
+        "models", help="local models: catalog, vLLM serving, health check, coordinate doctor, download"
     )
 
     def show_help(_args: argparse.Namespace) -> int:
@@ -114,6 +116,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     check.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help="keep trying this long")
     check.set_defaults(func=cmd_check)
+
+    doctor = actions.add_parser(
+        "doctor",
+        help="measure which coordinate convention the served model answers in, and whether taps land",
+    )
+    doctor.add_argument(
+        "--backbone", help="model preset (openai, anthropic, google, dashscope, vllm) or custom"
+    )
+    doctor.add_argument("--base-url", help="OpenAI-compatible base URL (custom backbones, local servers)")
+    doctor.add_argument("--model", help="model name at that endpoint")
+    doctor.add_argument("--api-key-env", metavar="VAR", help="environment variable that holds the API key")
+    doctor.add_argument("--profile", type=Path, help="TOML settings profile")
+    doctor.add_argument(
+        "--coordinates",
+        choices=list(CONVENTIONS),
+        help="check this convention instead of the configured one (as MAE_COORDINATES would set it)",
+    )
+    doctor.add_argument(
+        "--trials",
+        type=int,
+        default=DEFAULT_TRIALS,
+        metavar="N",
+        help=f"requests to send, half with a short grounding request, half through the Operator prompt "
+        f"(default {DEFAULT_TRIALS})",
+    )
+    doctor.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        metavar="SHARE",
+        help=f"fail (exit 1) when fewer taps than this share land on target under the configured convention "
+        f"(default {DEFAULT_THRESHOLD})",
+    )
+    doctor.add_argument(
+        "--out", type=Path, default=None, help="report folder (default: LOG_DIR/doctor-YYYYmmdd-HHMMSS)"
+    )
+    doctor.set_defaults(func=cmd_doctor)
 
     fetch = actions.add_parser("download", help="download a model's weights into MAE_MODELS_DIR")
     fetch.add_argument("model", help="catalog name or alias, or any Hugging Face id (owner/name)")
@@ -337,6 +376,47 @@ def cmd_check(args: argparse.Namespace) -> int:
     for warning in convention_warnings(profile, listing, model):
         print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Run the coordinate doctor against the Operator's model; exit 1 when taps miss too often."""
+    from mae.llm.client import ChatClient  # the model SDK loads only for commands that call a model
+    from mae.serving.doctor import ROLE as DOCTOR_ROLE
+    from mae.serving.doctor import run_doctor
+    from mae.serving.doctor_report import summary_text, write_report
+
+    settings = load_settings(
+        args.profile,
+        overrides={
+            "backbone": args.backbone,
+            "base_url": args.base_url,
+            "model": args.model,
+            "api_key_env": args.api_key_env,
+            "coordinates": args.coordinates,
+        },
+    )
+    client = ChatClient(settings.profile_for)
+    client.check_key(DOCTOR_ROLE)
+    profile = client.profile(DOCTOR_ROLE)
+    print(
+        f"checking {profile.model} at {redact_url(profile.base_url)} with {args.trials} requests ...",
+        flush=True,
+    )
+
+    def progress(done: int, total: int, text: str) -> None:
+        print(f"[{done}/{total}] {text}", flush=True)
+
+    report = run_doctor(
+        client,
+        trials=args.trials,
+        threshold=args.threshold,
+        progress=progress,
+        configured_name=settings.coordinates or family_convention(profile.model),
+    )
+    folder = args.out or settings.log_dir / time.strftime("doctor-%Y%m%d-%H%M%S")
+    markdown, picture = write_report(report, folder)
+    print(f"\n{summary_text(report)}\nreport: {markdown}\npicture: {picture}")
+    return report.exit_code
 
 
 def cmd_download(args: argparse.Namespace) -> int:

@@ -9,6 +9,8 @@ recorded in ``unexpected``; ``assert_done()`` fails on it and on script entries 
 from __future__ import annotations
 
 import argparse
+import base64
+import io
 import json
 import threading
 import time
@@ -17,6 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from PIL import Image
 
 ROLE_HEADER = "X-Mae-Role"
 
@@ -71,6 +75,22 @@ class RecordedRequest:
             elif isinstance(content, list):
                 parts.extend(p.get("text", "") for p in content if p.get("type") == "text")
         return "\n".join(parts)
+
+    @property
+    def image_sizes(self) -> list[tuple[int, int]]:
+        """``(width, height)`` of every image sent as a base64 data URL, in order (unreadable: left out)."""
+        sizes = []
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            for part in content if isinstance(content, list) else []:
+                url = (part.get("image_url") or {}).get("url", "") if part.get("type") == "image_url" else ""
+                _, _, data = url.partition("base64,")
+                try:
+                    with Image.open(io.BytesIO(base64.b64decode(data))) as image:
+                        sizes.append(image.size)
+                except (ValueError, OSError):
+                    continue
+        return sizes
 
     @property
     def image_count(self) -> int:
