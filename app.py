@@ -169,7 +169,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             value=settings.base_url or "", label="Base URL", elem_id="mae-base-url"
                         )
                         model = gr.Textbox(value=settings.model or "", label="Model", elem_id="mae-model")
-                    doctor = None if space.space_id() else DoctorPanel.build()  # spends calls: private only
+                    doctor = None if public else DoctorPanel.build()  # spends calls: private only
                     with gr.Row():
                         max_steps = gr.Slider(
                             1,
