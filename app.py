@@ -256,7 +256,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     with gr.Accordion("Working memory (plan, progress, notes)", open=False):
                         working = gr.HTML(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
-                    watch_btn = gr.Button("👁 Watch it here", visible=False, elem_id="mae-watch")
+                    watch_btn = gr.Button("Watch it here", visible=False, elem_id="mae-watch")
 
             # shared memory, every run's history and evals: not built at all on a public demo (a hidden
             # tab's handlers would still answer over the API)
