@@ -355,6 +355,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 yield out
                 if done:
                     yield render(tab, run.view, gr.skip(), busy=False)
+                    if admission is not None:
+                        admission.let_go(tab)
                     return
 
         def on_run(
@@ -590,10 +592,12 @@ def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
     """Queue and launch ``demo`` with the demo's CSS and theme (Gradio 6 takes them in ``launch``).
 
     Gradio's run history is off: it would keep every call's inputs, API key fields included, in the
-    browser's storage.
+    browser's storage. Uploads are limited to ``MAX_UPLOAD``.
     """
     demo.queue(default_concurrency_limit=8)
     kwargs.setdefault("max_file_size", MAX_UPLOAD)
+    # FastAPI's own route list (/openapi.json) would answer before any login: not served at all
+    kwargs.setdefault("app_kwargs", {"openapi_url": None, "docs_url": None, "redoc_url": None})
     return demo.launch(
         css=CSS,
         theme=gr.themes.Soft(),

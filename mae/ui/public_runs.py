@@ -13,6 +13,7 @@ from mae.errors import ConfigError
 from mae.ui import space
 from mae.ui.admission import Admission, Ticket, queue_message
 from mae.ui.live import LiveRun
+from mae.ui.phone_view import TabState
 from mae.ui.runner import Backend, RunJob
 from mae.ui.text import md_text
 
@@ -64,9 +65,17 @@ class PublicRuns:
 
         def ended(_run: LiveRun) -> None:
             self.admission.leave(ticket)
+            space.forget_phone(ticket.session)  # its screens are memory; the next run starts afresh
             self.sweep()
 
         run.on_end(ended)
+
+    @staticmethod
+    def let_go(tab: TabState) -> None:
+        """After a visitor's run has been shown to its end: the page's state keeps no run and no
+        full-size picture (a public server holds many sessions' states)."""
+        tab.run = None
+        tab.picture = None
 
     def leave(self, ticket: Ticket) -> None:
         self.admission.leave(ticket)

@@ -1,0 +1,229 @@
+"""Load a public demo with many visitors at once: runs admitted, queue positions shown, memory after.
+
+Starts the demo in this process in public mode (``MAE_PUBLIC=1``) on 127.0.0.1 with the fake model
+server (also on 127.0.0.1, opened with ``MAE_ALLOWED_BASE_URLS``) and the real Perceptor, runs one
+warm-up task (models load), then has ``--sessions`` visitors (each its own ``gradio_client`` session)
+press Run at the same moment. Reports the most runs seen at once (sampled every 0.1 s and counted by
+the admission line), the queue positions each visitor was shown, how each run ended, and the server's
+resident memory before, at the peak and after the runs ended. Bounded: at most 50 sessions, loopback
+only, a deadline of ``--timeout`` seconds.
+
+    python benchmarks/public_load.py                       # 20 sessions, MAE_MAX_RUNS=2
+    python benchmarks/public_load.py --max-runs 3 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import re
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_common import machine
+
+MAX_SESSIONS = 50
+POSITION = re.compile(r"Waiting in line: position (\d+)")
+
+
+def rss_mb() -> float:
+    """Resident memory of this process in MB (Linux ``/proc``)."""
+    with open("/proc/self/status", encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def reply(request: Any) -> Any:
+    """A two-step run (open Notes, then finished), each answer after a short delay like a real model."""
+    from mae.testing.fake_model_server import FakeReply
+
+    role = request.role
+    if role == "manager":
+        subgoal = "Finished" if "Notes is open" in request.text else "Open Notes"
+        text = f"### Thought ###\nPlan.\n### Plan ###\n1. Open Notes\n### Current Subgoal ###\n{subgoal}\n"
+    elif role == "operator":
+        action = json.dumps({"name": "Open_App", "arguments": {"app_name": "Notes"}})
+        text = f"### Thought ###\nOpen it.\n### Action ###\n{action}\n### Description ###\nOpen Notes.\n"
+    elif role == "reflector":
+        text = "### Outcome ###\nA\n### Error Description ###\nNone\n"
+        text += "### Progress Status ###\nNotes is open.\n"
+    else:
+        text = "### Important Notes ###\nNone\n"
+    return FakeReply(text=text, delay_s=0.3)
+
+
+def run_arguments(parameters: list[dict[str, Any]], base_url: str) -> list[Any]:
+    """The Run endpoint's inputs: a short task on the fake model, no keys, no self-evolution."""
+    values: list[Any] = []
+    for parameter in parameters:
+        kind = str(parameter["python_type"]["type"])
+        if kind.startswith("Literal["):
+            values.append(kind[len("Literal[") :].split(",")[0].strip(" ']"))
+        elif kind == "str":
+            values.append("")
+        elif kind == "bool":
+            values.append(False)
+        elif kind in ("float", "int"):
+            values.append(None)
+        else:
+            values.append([])
+    names = [p["parameter_name"] for p in parameters]
+    values[names.index("param_2")] = "Open the Notes app"
+    values[names.index("param_4")] = "custom"
+    values[names.index("param_5")] = base_url
+    values[names.index("param_6")] = "fake-vlm"
+    values[names.index("param_7")] = 5
+    values[names.index("param_11")] = "e"
+    values[names.index("param_31")] = 60
+    values[names.index("param_32")] = 0
+    return values
+
+
+def visit(url: str, base_url: str, start: threading.Event, out: dict[str, Any], timeout_s: float) -> None:
+    """One visitor: open the page's API (its own session), wait for the start signal, press Run."""
+    try:
+        visit_once(url, base_url, start, out, timeout_s)
+    except Exception as exc:  # a visitor the server could not serve: counted, with its reason
+        out.update(positions=out.get("positions", []), final=f"client error: {exc}"[:200], done=False)
+
+
+def visit_once(
+    url: str, base_url: str, start: threading.Event, out: dict[str, Any], timeout_s: float
+) -> None:
+    from gradio_client import Client
+
+    client = Client(url, verbose=False, download_files=False)
+    parameters = client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/on_run"]
+    arguments = run_arguments(parameters["parameters"], base_url)
+    start.wait()
+    job = client.submit(*arguments, api_name="/on_run")
+    deadline = time.monotonic() + timeout_s
+    while not job.done() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    statuses = [str(o[0]) for o in job.outputs() if o]
+    positions = [int(m.group(1)) for s in statuses if (m := POSITION.search(s))]
+    out.update(positions=positions, final=statuses[-1] if statuses else "", done=job.done())
+    client.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=20, help=f"visitors at once (at most {MAX_SESSIONS})")
+    parser.add_argument("--max-runs", type=int, default=2, help="MAE_MAX_RUNS for the demo")
+    parser.add_argument("--timeout", type=float, default=540.0, help="seconds before giving up")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    sessions = max(1, min(args.sessions, MAX_SESSIONS))
+
+    from mae.testing.fake_model_server import FakeModelServer
+
+    work = Path(tempfile.mkdtemp(prefix="mae-public-load-"))
+    with FakeModelServer(responder=reply) as model:
+        os.environ.update(
+            MAE_PUBLIC="1",
+            MAE_MAX_RUNS=str(args.max_runs),
+            MAE_ALLOWED_BASE_URLS=model.base_url,
+            GRADIO_ANALYTICS_ENABLED="False",
+            GRADIO_TEMP_DIR=str(work / "gradio"),
+        )
+        import app
+        from mae.config import load_settings
+        from mae.ui import space
+        from mae.ui.runner import Backend
+
+        overrides = {"log_dir": str(work / "runs"), "memory_dir": str(work / "memory"), "device": "virtual"}
+        settings = space.apply_defaults(load_settings(overrides=overrides))
+        backend = Backend(settings)
+        rss_start = rss_mb()
+        demo = app.build_demo(backend, lister=lambda: [])
+        port = free_port()
+        app.launch(demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            warm: dict[str, Any] = {}
+            ready = threading.Event()
+            ready.set()
+            visit(url, model.base_url, ready, warm, args.timeout)  # the Perceptor's models load here
+            gc.collect()
+            rss_before = rss_mb()
+            start = threading.Event()
+            results: list[dict[str, Any]] = [{} for _ in range(sessions)]
+            threads = [
+                threading.Thread(target=visit, args=(url, model.base_url, start, results[i], args.timeout))
+                for i in range(sessions)
+            ]
+            for thread in threads:
+                thread.start()
+            time.sleep(3.0)  # every visitor has its page's API open
+            peak_seen, peak_rss, stop_sampling = 0, rss_before, threading.Event()
+
+            def sample() -> None:
+                nonlocal peak_seen, peak_rss
+                while not stop_sampling.is_set():
+                    peak_seen = max(peak_seen, len(backend.runs))
+                    peak_rss = max(peak_rss, rss_mb())
+                    time.sleep(0.1)
+
+            sampler = threading.Thread(target=sample, daemon=True)
+            sampler.start()
+            started = time.monotonic()
+            start.set()
+            for thread in threads:
+                thread.join(args.timeout)
+            seconds = time.monotonic() - started
+            stop_sampling.set()
+            sampler.join()
+            time.sleep(2.0)  # the last runs' pump threads end
+            gc.collect()
+            rss_after = rss_mb()
+        finally:
+            demo.close()
+    finished = sum("Finished" in r.get("final", "") for r in results)
+    positions = sorted({p for r in results for p in r.get("positions", [])})
+    figures = {
+        "machine": machine(),
+        "sessions": sessions,
+        "max_runs": args.max_runs,
+        "warm_up": warm.get("final", "")[:80],
+        "max_concurrent_runs_sampled": peak_seen,
+        "finished": finished,
+        "other_endings": sorted({r["final"][:100] for r in results if "Finished" not in r.get("final", "")}),
+        "visitors_queued": sum(bool(r.get("positions")) for r in results),
+        "queue_positions_shown": positions,
+        "runs_left_in_registry": len(backend.runs),
+        "session_folders": len(list((Path(settings.log_dir).parent / "sessions").glob("*"))),
+        "seconds": round(seconds, 1),
+        "rss_mb": {
+            "process_start": round(rss_start, 1),
+            "before_load_after_warm_up": round(rss_before, 1),
+            "peak": round(peak_rss, 1),
+            "after": round(rss_after, 1),
+            "after_vs_before_percent": round(100 * (rss_after - rss_before) / rss_before, 1),
+        },
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    for key, value in figures.items():
+        print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
