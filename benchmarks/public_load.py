@@ -195,7 +195,8 @@ def main() -> None:
             rss_after = rss_mb()
         finally:
             demo.close()
-    finished = sum("Finished" in r.get("final", "") for r in results)
+    endings = [str(r.get("final", "no answer before the deadline")) for r in results]
+    finished = sum("Finished" in end for end in endings)
     positions = sorted({p for r in results for p in r.get("positions", [])})
     figures = {
         "machine": machine(),
@@ -204,7 +205,7 @@ def main() -> None:
         "warm_up": warm.get("final", "")[:80],
         "max_concurrent_runs_sampled": peak_seen,
         "finished": finished,
-        "other_endings": sorted({r["final"][:100] for r in results if "Finished" not in r.get("final", "")}),
+        "other_endings": sorted({end[:100] for end in endings if "Finished" not in end}),
         "visitors_queued": sum(bool(r.get("positions")) for r in results),
         "queue_positions_shown": positions,
         "runs_left_in_registry": len(backend.runs),
