@@ -118,6 +118,11 @@ def visit_once(
     while not job.done() and time.monotonic() < deadline:
         time.sleep(0.2)
     statuses = [str(o[0]) for o in job.outputs() if o]
+    if job.done() and not statuses:
+        try:
+            job.result()
+        except Exception as exc:
+            statuses = [f"server error: {exc}"]
     positions = [int(m.group(1)) for s in statuses if (m := POSITION.search(s))]
     out.update(positions=positions, final=statuses[-1] if statuses else "", done=job.done())
     client.close()
@@ -193,6 +198,22 @@ def main() -> None:
             time.sleep(2.0)  # the last runs' pump threads end
             gc.collect()
             rss_after = rss_mb()
+            if os.environ.get("MAE_LOAD_DEBUG"):
+                from PIL import Image
+
+                images = [o for o in gc.get_objects() if isinstance(o, Image.Image)]
+                print("images alive:", len(images), sum(i.width * i.height for i in images) // 1_000_000, "Mpx")
+                from collections import Counter
+
+                kinds = Counter()
+                for image in images[:400]:
+                    for ref in gc.get_referrers(image):
+                        owner = type(ref).__name__
+                        if isinstance(ref, dict):
+                            owners = [type(r).__name__ for r in gc.get_referrers(ref) if not isinstance(r, list)]
+                            owner = "dict of " + ",".join(sorted(set(owners))[:3])
+                        kinds[owner] += 1
+                print(kinds.most_common(12))
         finally:
             demo.close()
     endings = [str(r.get("final", "no answer before the deadline")) for r in results]
