@@ -198,22 +198,9 @@ def main() -> None:
             time.sleep(2.0)  # the last runs' pump threads end
             gc.collect()
             rss_after = rss_mb()
-            if os.environ.get("MAE_LOAD_DEBUG"):
-                from PIL import Image
+            from PIL import Image
 
-                images = [o for o in gc.get_objects() if isinstance(o, Image.Image)]
-                print("images alive:", len(images), sum(i.width * i.height for i in images) // 1_000_000, "Mpx")
-                from collections import Counter
-
-                kinds = Counter()
-                for image in images[:400]:
-                    for ref in gc.get_referrers(image):
-                        owner = type(ref).__name__
-                        if isinstance(ref, dict):
-                            owners = [type(r).__name__ for r in gc.get_referrers(ref) if not isinstance(r, list)]
-                            owner = "dict of " + ",".join(sorted(set(owners))[:3])
-                        kinds[owner] += 1
-                print(kinds.most_common(12))
+            images = [o for o in gc.get_objects() if isinstance(o, Image.Image)]
         finally:
             demo.close()
     endings = [str(r.get("final", "no answer before the deadline")) for r in results]
@@ -230,6 +217,10 @@ def main() -> None:
         "visitors_queued": sum(bool(r.get("positions")) for r in results),
         "queue_positions_shown": positions,
         "runs_left_in_registry": len(backend.runs),
+        "pictures_alive_after": {
+            "count": len(images),
+            "megapixels": sum(i.width * i.height for i in images) // 10**6,
+        },
         "session_folders": len(list((Path(settings.log_dir).parent / "sessions").glob("*"))),
         "seconds": round(seconds, 1),
         "rss_mb": {
