@@ -15,7 +15,6 @@ only, a deadline of ``--timeout`` seconds.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import re
@@ -35,9 +34,9 @@ MAX_SESSIONS = 50
 POSITION = re.compile(r"Waiting in line: position (\d+)")
 
 
-def rss_mb() -> float:
-    """Resident memory of this process in MB (Linux ``/proc``)."""
-    with open("/proc/self/status", encoding="utf-8") as handle:
+def rss_mb(pid: int | str = "self") -> float:
+    """Resident memory of process ``pid`` in MB (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
         for line in handle:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
@@ -128,6 +127,55 @@ def visit_once(
     client.close()
 
 
+def serve(port: int, model_url: str, work: str, max_runs: int, runs_now: Any, stop: Any) -> None:
+    """The demo server (a child process, so its memory is measured alone): public mode, the real
+    Perceptor, the fake model opened by allowlist; ``runs_now`` follows the runs in its registry."""
+    os.environ.update(
+        MAE_PUBLIC="1",
+        MAE_MAX_RUNS=str(max_runs),
+        MAE_ALLOWED_BASE_URLS=model_url,
+        GRADIO_ANALYTICS_ENABLED="False",
+        GRADIO_TEMP_DIR=str(Path(work) / "gradio"),
+        TMPDIR=work,  # the private root of the visitors' folders goes here too
+    )
+    import app
+    from mae.config import load_settings
+    from mae.ui import space
+    from mae.ui.runner import Backend
+
+    overrides = {
+        "log_dir": str(Path(work) / "runs"),
+        "memory_dir": str(Path(work) / "memory"),
+        "device": "virtual",
+    }
+    settings = space.apply_defaults(load_settings(overrides=overrides))
+    backend = Backend(settings)
+    demo = app.build_demo(backend, lister=lambda: [])
+    app.launch(demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        while not stop.is_set():
+            runs_now.value = len(backend.runs)
+            time.sleep(0.05)
+    finally:
+        demo.close()
+
+
+def wait_for(url: str, process: Any, timeout_s: float) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if not process.is_alive():
+            raise SystemExit("error: the demo server stopped while starting")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit("error: the demo server did not answer in time") from None
+            time.sleep(0.5)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20, help=f"visitors at once (at most {MAX_SESSIONS})")
@@ -137,37 +185,29 @@ def main() -> None:
     args = parser.parse_args()
     sessions = max(1, min(args.sessions, MAX_SESSIONS))
 
+    import multiprocessing
+
     from mae.testing.fake_model_server import FakeModelServer
 
-    work = Path(tempfile.mkdtemp(prefix="mae-public-load-"))
+    context = multiprocessing.get_context("spawn")
+    work = tempfile.mkdtemp(prefix="mae-public-load-")
+    runs_now, stop = context.Value("i", 0), context.Event()
     with FakeModelServer(responder=reply) as model:
-        os.environ.update(
-            MAE_PUBLIC="1",
-            MAE_MAX_RUNS=str(args.max_runs),
-            MAE_ALLOWED_BASE_URLS=model.base_url,
-            GRADIO_ANALYTICS_ENABLED="False",
-            GRADIO_TEMP_DIR=str(work / "gradio"),
-        )
-        import app
-        from mae.config import load_settings
-        from mae.ui import space
-        from mae.ui.runner import Backend
-
-        overrides = {"log_dir": str(work / "runs"), "memory_dir": str(work / "memory"), "device": "virtual"}
-        settings = space.apply_defaults(load_settings(overrides=overrides))
-        backend = Backend(settings)
-        rss_start = rss_mb()
-        demo = app.build_demo(backend, lister=lambda: [])
         port = free_port()
-        app.launch(demo, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+        server = context.Process(
+            target=serve, args=(port, model.base_url, work, args.max_runs, runs_now, stop), daemon=True
+        )
+        server.start()
         url = f"http://127.0.0.1:{port}/"
         try:
+            wait_for(url, server, args.timeout)
+            rss_start = rss_mb(server.pid)
             warm: dict[str, Any] = {}
             ready = threading.Event()
             ready.set()
             visit(url, model.base_url, ready, warm, args.timeout)  # the Perceptor's models load here
-            gc.collect()
-            rss_before = rss_mb()
+            time.sleep(2.0)
+            rss_before = rss_mb(server.pid)
             start = threading.Event()
             results: list[dict[str, Any]] = [{} for _ in range(sessions)]
             threads = [
@@ -182,8 +222,8 @@ def main() -> None:
             def sample() -> None:
                 nonlocal peak_seen, peak_rss
                 while not stop_sampling.is_set():
-                    peak_seen = max(peak_seen, len(backend.runs))
-                    peak_rss = max(peak_rss, rss_mb())
+                    peak_seen = max(peak_seen, runs_now.value)
+                    peak_rss = max(peak_rss, rss_mb(server.pid))
                     time.sleep(0.1)
 
             sampler = threading.Thread(target=sample, daemon=True)
@@ -193,16 +233,16 @@ def main() -> None:
             for thread in threads:
                 thread.join(args.timeout)
             seconds = time.monotonic() - started
+            time.sleep(3.0)  # the last runs' pump threads end and hand memory back
             stop_sampling.set()
             sampler.join()
-            time.sleep(2.0)  # the last runs' pump threads end
-            gc.collect()
-            rss_after = rss_mb()
-            from PIL import Image
-
-            images = [o for o in gc.get_objects() if isinstance(o, Image.Image)]
+            rss_after = rss_mb(server.pid)
+            runs_left = runs_now.value
         finally:
-            demo.close()
+            stop.set()
+            server.join(30)
+            if server.is_alive():
+                server.terminate()
     endings = [str(r.get("final", "no answer before the deadline")) for r in results]
     finished = sum("Finished" in end for end in endings)
     positions = sorted({p for r in results for p in r.get("positions", [])})
@@ -216,15 +256,11 @@ def main() -> None:
         "other_endings": sorted({end[:100] for end in endings if "Finished" not in end}),
         "visitors_queued": sum(bool(r.get("positions")) for r in results),
         "queue_positions_shown": positions,
-        "runs_left_in_registry": len(backend.runs),
-        "pictures_alive_after": {
-            "count": len(images),
-            "megapixels": sum(i.width * i.height for i in images) // 10**6,
-        },
-        "session_folders": len(list((Path(settings.log_dir).parent / "sessions").glob("*"))),
+        "runs_left_in_registry": runs_left,
+        "session_folders": len(list(Path(work).glob("mae-space-*/sessions/*"))),
         "seconds": round(seconds, 1),
-        "rss_mb": {
-            "process_start": round(rss_start, 1),
+        "server_rss_mb": {
+            "started": round(rss_start, 1),
             "before_load_after_warm_up": round(rss_before, 1),
             "peak": round(peak_rss, 1),
             "after": round(rss_after, 1),
