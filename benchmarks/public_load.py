@@ -5,8 +5,9 @@ server (also on 127.0.0.1, opened with ``MAE_ALLOWED_BASE_URLS``) and the real P
 warm-up task (models load), then has ``--sessions`` visitors (each its own ``gradio_client`` session)
 press Run at the same moment. Reports the most runs seen at once (sampled every 0.1 s and counted by
 the admission line), the queue positions each visitor was shown, how each run ended, and the server's
-resident memory before, at the peak and after the runs ended. Bounded: at most 50 sessions, loopback
-only, a deadline of ``--timeout`` seconds.
+resident memory (the server runs in a child process, measured alone) before, at the peak and after
+the runs ended; ``--bursts 2`` repeats the load to show whether what stays grows. Bounded: at most 50
+sessions and 3 bursts, loopback only, a deadline of ``--timeout`` seconds per visitor.
 
     python benchmarks/public_load.py                       # 20 sessions, MAE_MAX_RUNS=2
     python benchmarks/public_load.py --max-runs 3 --json
@@ -180,10 +181,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20, help=f"visitors at once (at most {MAX_SESSIONS})")
     parser.add_argument("--max-runs", type=int, default=2, help="MAE_MAX_RUNS for the demo")
+    parser.add_argument("--bursts", type=int, default=1, help="rounds of --sessions visitors (at most 3)")
     parser.add_argument("--timeout", type=float, default=540.0, help="seconds before giving up")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     sessions = max(1, min(args.sessions, MAX_SESSIONS))
+    args.bursts = max(1, min(args.bursts, 3))
 
     import multiprocessing
 
@@ -208,15 +211,6 @@ def main() -> None:
             visit(url, model.base_url, ready, warm, args.timeout)  # the Perceptor's models load here
             time.sleep(2.0)
             rss_before = rss_mb(server.pid)
-            start = threading.Event()
-            results: list[dict[str, Any]] = [{} for _ in range(sessions)]
-            threads = [
-                threading.Thread(target=visit, args=(url, model.base_url, start, results[i], args.timeout))
-                for i in range(sessions)
-            ]
-            for thread in threads:
-                thread.start()
-            time.sleep(3.0)  # every visitor has its page's API open
             peak_seen, peak_rss, stop_sampling = 0, rss_before, threading.Event()
 
             def sample() -> None:
@@ -228,12 +222,25 @@ def main() -> None:
 
             sampler = threading.Thread(target=sample, daemon=True)
             sampler.start()
-            started = time.monotonic()
-            start.set()
-            for thread in threads:
-                thread.join(args.timeout)
-            seconds = time.monotonic() - started
-            time.sleep(3.0)  # the last runs' pump threads end and hand memory back
+            rss_after_bursts, results, seconds = [], [], 0.0
+            for _ in range(max(1, args.bursts)):
+                start = threading.Event()
+                burst: list[dict[str, Any]] = [{} for _ in range(sessions)]
+                threads = [
+                    threading.Thread(target=visit, args=(url, model.base_url, start, burst[i], args.timeout))
+                    for i in range(sessions)
+                ]
+                for thread in threads:
+                    thread.start()
+                time.sleep(3.0)  # every visitor has its page's API open
+                started = time.monotonic()
+                start.set()
+                for thread in threads:
+                    thread.join(args.timeout)
+                seconds += time.monotonic() - started
+                time.sleep(3.0)  # the last runs' pump threads end and hand memory back
+                rss_after_bursts.append(round(rss_mb(server.pid), 1))
+                results += burst
             stop_sampling.set()
             sampler.join()
             rss_after = rss_mb(server.pid)
@@ -249,6 +256,7 @@ def main() -> None:
     figures = {
         "machine": machine(),
         "sessions": sessions,
+        "bursts": args.bursts,
         "max_runs": args.max_runs,
         "warm_up": warm.get("final", "")[:80],
         "max_concurrent_runs_sampled": peak_seen,
@@ -264,6 +272,7 @@ def main() -> None:
             "before_load_after_warm_up": round(rss_before, 1),
             "peak": round(peak_rss, 1),
             "after": round(rss_after, 1),
+            "after_each_burst": rss_after_bursts,
             "after_vs_before_percent": round(100 * (rss_after - rss_before) / rss_before, 1),
         },
     }
