@@ -261,7 +261,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                     with gr.Accordion("Working memory (plan, progress, notes)", open=False):
                         working = gr.HTML(elem_id="mae-working")
                     timeline = gr.HTML(timeline_html(RunView()), elem_id="mae-timeline", max_height=900)
-                    watch_btn = gr.Button("👁 Watch it here", visible=False, elem_id="mae-watch")
+                    watch_btn = gr.Button("Watch it here", visible=False, elem_id="mae-watch")
 
             # shared memory, every run's history and evals: not built at all on a public demo (a hidden
             # tab's handlers would still answer over the API)
@@ -366,6 +366,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 yield out
                 if done:
                     yield render(tab, run.view, gr.skip(), busy=False)
+                    if admission is not None:
+                        admission.let_go(tab)
                     return
 
         def on_run(
@@ -605,10 +607,12 @@ def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
     """Queue and launch ``demo`` with the demo's CSS and theme (Gradio 6 takes them in ``launch``).
 
     Gradio's run history is off: it would keep every call's inputs, API key fields included, in the
-    browser's storage.
+    browser's storage. Uploads are limited to ``MAX_UPLOAD``.
     """
     demo.queue(default_concurrency_limit=8)
     kwargs.setdefault("max_file_size", MAX_UPLOAD)
+    # FastAPI's own route list (/openapi.json) would answer before any login: not served at all
+    kwargs.setdefault("app_kwargs", {"openapi_url": None, "docs_url": None, "redoc_url": None})
     return demo.launch(
         css=CSS,
         theme=gr.themes.Soft(),

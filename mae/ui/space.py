@@ -93,6 +93,12 @@ def session_phone(session_hash: str) -> VirtualPhone:
         return phone
 
 
+def forget_phone(session_hash: str) -> None:
+    """Drop this session's virtual phone (its run ended: the next run starts on a fresh phone)."""
+    with _PHONES_LOCK:
+        _PHONES.pop(session_hash, None)
+
+
 def key_refusal(settings: Settings, session_keys: Mapping[str, str]) -> str | None:
     """Why a run must not start on a public deployment (a key it would take from the server), or
     ``None``. The message says what the visitor should do. Whether the server's keys are off is decided
