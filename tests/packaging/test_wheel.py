@@ -92,7 +92,9 @@ def _see_this_environments_packages(python: Path) -> None:
     """
     ask = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
     purelib = subprocess.run([python, "-c", ask], capture_output=True, text=True, check=True, timeout=60)
-    ours = [path for path in dict.fromkeys(site.getsitepackages()) if Path(path).is_dir()]
+    on_path = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    found = [*site.getsitepackages(), *on_path]
+    ours = [path for path in dict.fromkeys(found) if Path(path).is_dir()]
     (Path(purelib.stdout.strip()) / "_mae_test_parent_env.pth").write_text("".join(f"{p}\n" for p in ours))
 
 
