@@ -2,8 +2,12 @@
 # captions) on CUDA, and adb for a phone on USB (through the host's adb server) or Wi-Fi.
 # The backbone VLM runs beside it in vLLM's own image: see docker-compose.yml and README "GPU workstation".
 #
-#   docker build -t mae:gpu .
-#   docker run --gpus all -p 127.0.0.1:7860:7860 -e MAE_BACKBONE=openai -e OPENAI_API_KEY mae:gpu
+#   docker build --build-arg MAE_UID=$(id -u) --build-arg MAE_GID=$(id -g) -t mae:gpu .
+#   mkdir -p mae-data && docker run --gpus all -p 127.0.0.1:7860:7860 -v "$PWD/mae-data:/data" \
+#     -e MAE_PUBLIC=0 -e MAE_BACKBONE=openai -e OPENAI_API_KEY mae:gpu
+#
+# MAE_PUBLIC=0 says the port is published on 127.0.0.1 only (a private demo: the server's keys are used);
+# the image's default MAE_PUBLIC=1 treats every visitor as anonymous (docs/docker.md).
 ARG CUDA_IMAGE=nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04
 FROM ${CUDA_IMAGE}
 
@@ -11,6 +15,9 @@ FROM ${CUDA_IMAGE}
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128
 ARG TORCH_VERSION=2.8.0
 ARG GPU_EXTRAS="transformers>=4.49 accelerate>=0.30 qwen-vl-utils>=0.0.8"
+# the user mae runs as: give the UID and GID that own the host folders mounted at /data and /models
+ARG MAE_UID=1000
+ARG MAE_GID=1000
 
 ENV DEBIAN_FRONTEND=noninteractive \
     PYTHONUNBUFFERED=1 \
@@ -27,6 +34,10 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && python3 -m venv /opt/venv
 
+# Ubuntu 24.04 already has the user `ubuntu` as 1000:1000: add-user.sh frees the UID for mae
+COPY docker/add-user.sh /usr/local/bin/mae-add-user
+RUN mae-add-user "${MAE_UID}" "${MAE_GID}"
+
 WORKDIR /app
 COPY requirements.txt ./
 RUN pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}" \
@@ -34,21 +45,21 @@ RUN pip install "torch==${TORCH_VERSION}" --index-url "${TORCH_INDEX_URL}" \
 
 COPY . /app
 RUN pip install --no-deps . \
-    && useradd --create-home --uid 1000 mae \
     && mkdir -p /data /models \
-    && chown -R mae:mae /data /models
+    && chown mae:mae /data /models
 
-USER 1000:1000
+USER ${MAE_UID}:${MAE_GID}
 ENV MAE_LOG_DIR=/data/runs \
     MAE_MEMORY_DIR=/data/memory \
     MAE_MODELS_DIR=/models \
     HF_HOME=/models/huggingface \
     MAE_APP=/app/app.py \
     GRADIO_SERVER_NAME=0.0.0.0 \
+    MAE_PUBLIC=1 \
     GRADIO_SERVER_PORT=7860
 VOLUME ["/data", "/models"]
 EXPOSE 7860
 
-HEALTHCHECK --interval=30s --timeout=10s --start-period=120s --retries=3 CMD ["/app/docker/healthcheck.sh"]
+HEALTHCHECK --interval=30s --timeout=10s --start-period=1860s --retries=3 CMD ["/app/docker/healthcheck.sh"]
 ENTRYPOINT ["/app/docker/entrypoint.sh"]
 CMD ["demo"]

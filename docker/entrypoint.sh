@@ -11,13 +11,51 @@
 #                          use the host's adb server (e.g. host.docker.internal, 5037) instead of one
 #                          in the container; MAE_ADB_AUTOSTART=0 then stops mae from starting its own
 #   MAE_WAIT_FOR_MODEL     seconds to wait for the model server at MAE_BASE_URL before starting (0: no)
-#   MAE_MODEL_API_KEY_ENV  name of the variable holding that server's key, if it needs one
+#   MAE_MODEL_API_KEY_ENV  name of the variable holding that server's key, if it needs one (default:
+#                          MAE_API_KEY_ENV; with MAE_BACKBONE=vllm and VLLM_API_KEY set, both name it)
+#
+# Before anything else it checks that it can write MAE_LOG_DIR, MAE_MEMORY_DIR and HF_HOME (the /data and
+# /models volumes) and, if not, says which host folder to chown to which UID.
 set -euo pipefail
 
 PYTHON=${PYTHON:-python3}
 APP=${MAE_APP:-/app/app.py}
 
 say() { printf 'mae-entrypoint: %s\n' "$*" >&2; }
+
+nearest_existing() {
+  local path=$1
+  while [ ! -e "$path" ] && [ "$path" != / ]; do path=$(dirname "$path"); done
+  printf '%s' "$path"
+}
+
+check_writable() {
+  local dir probe owner
+  for dir in "$@"; do
+    [ -n "$dir" ] || continue
+    if mkdir -p "$dir" 2>/dev/null && probe=$(mktemp "$dir/.mae-write-check.XXXXXX" 2>/dev/null); then
+      rm -f "$probe"
+      continue
+    fi
+    owner=$(stat -c '%u:%g' "$(nearest_existing "$dir")" 2>/dev/null || echo unknown)
+    say "cannot write $dir: mae runs as UID $(id -u), GID $(id -g), and the folder belongs to $owner."
+    say "fix it on the host: sudo chown -R $(id -u):$(id -g) FOLDER, for the folder mounted at $(printf '%s' "$dir" | cut -d/ -f1-2)" \
+      "(docker compose: ./mae-data for /data, ./weights/mae for /models), or rebuild the image with" \
+      "--build-arg MAE_UID=... --build-arg MAE_GID=... of the folder's owner (MAE_UID/MAE_GID in .env for compose)."
+    return 1
+  done
+}
+
+use_vllm_key() {
+  # compose hands vLLM's key to both services; mae then sends it to vLLM (and only there)
+  if [ "${MAE_BACKBONE:-}" = vllm ] && [ -n "${VLLM_API_KEY:-}" ] && [ -z "${MAE_API_KEY_ENV:-}" ]; then
+    export MAE_API_KEY_ENV=VLLM_API_KEY
+  fi
+  if [ -z "${MAE_MODEL_API_KEY_ENV:-}" ] && [ -n "${MAE_API_KEY_ENV:-}" ]; then
+    export MAE_MODEL_API_KEY_ENV=$MAE_API_KEY_ENV
+  fi
+  return 0
+}
 
 connect_phones() {
   local target
@@ -60,6 +98,8 @@ wait_for_model() {
   "$PYTHON" "${args[@]}"
 }
 
+check_writable "${MAE_LOG_DIR:-}" "${MAE_MEMORY_DIR:-}" "${HF_HOME:-}"
+use_vllm_key
 connect_phones
 wait_for_model
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -122,12 +123,12 @@ def test_demo_starts_and_answers_the_health_check(tmp_path: Path) -> None:
 
 
 def test_compose_settings_are_all_documented() -> None:
-    compose_text = (REPO / "docker-compose.yml").read_text()
-    compose = yaml.safe_load(compose_text)
-    assert set(compose["services"]) == {"vllm", "mae"}
+    compose_text = (REPO / "docker-compose.yml").read_text() + (REPO / "docker-compose.cpu.yml").read_text()
+    compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+    assert set(compose["services"]) == {"vllm", "mae", "mae-volumes"}
     assert compose["services"]["vllm"]["image"].startswith("vllm/vllm-openai:")
     for service in compose["services"].values():
-        for port in service["ports"]:
+        for port in service.get("ports", []):
             assert port.startswith("127.0.0.1:")  # never beyond this machine without a proxy
     used = set(re.findall(r"\$\{([A-Z0-9_]+)", compose_text))
     documented = (REPO / "docker" / "compose.env.example").read_text() + (REPO / "README.md").read_text()
@@ -135,5 +136,112 @@ def test_compose_settings_are_all_documented() -> None:
     assert not missing, f"document these in docker/compose.env.example: {missing}"
     for dockerfile in ("Dockerfile", "Dockerfile.cpu"):
         text = (REPO / dockerfile).read_text()
-        assert "HEALTHCHECK" in text and re.search(r"^USER 1000", text, re.M)
+        assert "HEALTHCHECK" in text and re.search(r"^USER \$\{MAE_UID\}:\$\{MAE_GID\}$", text, re.M)
         assert "docker/entrypoint.sh" in text
+
+
+def test_a_data_folder_it_cannot_write_stops_the_start_with_how_to_fix_ownership(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    if os.geteuid() == 0:  # root writes anywhere: a file where the folder should be is just as unwritable
+        (data / "runs").write_text("")
+    else:
+        data.chmod(0o555)
+    env = _env(tmp_path, MAE_LOG_DIR=str(data / "runs"))
+    done = _run(["models", "list"], env)
+    data.chmod(0o755)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert f"cannot write {data / 'runs'}: mae runs as UID {os.getuid()}" in done.stderr
+    assert (
+        f"sudo chown -R {os.getuid()}:{os.getgid()}" in done.stderr and "--build-arg MAE_UID" in done.stderr
+    )
+    assert "./mae-data for /data" in done.stderr
+    assert _run(["models", "list"], _env(tmp_path)).returncode == 0  # writable folders: it starts
+
+
+def test_vllms_key_is_named_for_mae_only_when_vllm_is_the_backbone(tmp_path: Path) -> None:
+    # the entrypoint ends in `python -m mae`: a stand-in interpreter prints what it was given
+    fake_python = tmp_path / "python"
+    fake_python.write_text(
+        '#!/usr/bin/env bash\necho "key_env=${MAE_API_KEY_ENV:-} check=${MAE_MODEL_API_KEY_ENV:-}"\n'
+    )
+    fake_python.chmod(0o755)
+    cases = [
+        ({"MAE_BACKBONE": "vllm", "VLLM_API_KEY": "sk-local"}, "key_env=VLLM_API_KEY check=VLLM_API_KEY"),
+        ({"MAE_BACKBONE": "vllm", "VLLM_API_KEY": ""}, "key_env= check="),
+        ({"MAE_BACKBONE": "openai", "VLLM_API_KEY": "sk-local"}, "key_env= check="),
+        (
+            {"MAE_BACKBONE": "vllm", "VLLM_API_KEY": "k", "MAE_API_KEY_ENV": "MY_KEY"},
+            "key_env=MY_KEY check=MY_KEY",
+        ),
+    ]
+    for extra, expected in cases:
+        env = _env(tmp_path, PYTHON=str(fake_python), **extra)
+        done = _run(["models", "list"], env)
+        assert done.returncode == 0 and done.stdout.strip() == expected, (extra, done.stdout, done.stderr)
+        assert "sk-local" not in done.stdout + done.stderr
+
+
+def test_prepare_volumes_creates_the_folders_and_hands_over_only_what_is_not_maes(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "chown-calls"
+    (bin_dir / "chown").write_text(f'#!/usr/bin/env bash\necho "$@" >> {calls}\n')
+    (bin_dir / "chown").chmod(0o755)
+    data, weights = tmp_path / "data", tmp_path / "weights" / "mae"
+    owner = f"{os.getuid()}:{os.getgid()}"
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "MAE_VOLUME_OWNER": owner}
+    script = str(REPO / "docker" / "prepare-volumes.sh")
+    done = subprocess.run(["bash", script, str(data), str(weights)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert data.is_dir() and weights.is_dir() and f"{data} belongs to {owner}" in done.stderr
+    assert not calls.exists()  # already ours: nothing rewritten
+    env["MAE_VOLUME_OWNER"] = "4321:4321"
+    done = subprocess.run(["bash", script, str(data)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and calls.read_text().split() == ["-h", "4321:4321", str(data)]
+    env["MAE_VOLUME_OWNER"] = "mae"
+    done = subprocess.run(["bash", script, str(data)], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and "MAE_VOLUME_OWNER=UID:GID" in done.stderr
+
+
+def _compose(name: str) -> dict[str, Any]:
+    loaded = yaml.safe_load((REPO / name).read_text())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_compose_demos_are_private_and_get_the_keys_and_folders_they_need() -> None:
+    for name in ("docker-compose.yml", "docker-compose.cpu.yml"):
+        services = _compose(name)["services"]
+        mae, volumes = services["mae"], services["mae-volumes"]
+        env = mae["environment"]
+        assert all(port.startswith("127.0.0.1:") for port in mae["ports"])
+        assert env["MAE_PUBLIC"] == "${MAE_PUBLIC:-0}"  # published on loopback: private
+        for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DASHSCOPE_API_KEY"):
+            assert env[key] == f"${{{key}:-}}"
+        assert mae["depends_on"]["mae-volumes"]["condition"] == "service_completed_successfully"
+        assert volumes["user"] == "0:0" and volumes["volumes"] == mae["volumes"]
+        mounted = [v.split(":")[-1] for v in mae["volumes"]]
+        assert volumes["entrypoint"] == ["/app/docker/prepare-volumes.sh", *mounted]
+        assert volumes["build"]["args"] == {"MAE_UID": "${MAE_UID:-1000}", "MAE_GID": "${MAE_GID:-1000}"}
+    gpu = _compose("docker-compose.yml")["services"]
+    assert gpu["mae"]["environment"]["VLLM_API_KEY"] == gpu["vllm"]["environment"]["VLLM_API_KEY"]
+    assert gpu["mae"]["environment"]["MAE_ICONS"] == "${MAE_ICONS:-groundingdino}"
+    vllm_cache = gpu["vllm"]["volumes"][0].rsplit(":", 1)[0]
+    assert vllm_cache not in [v.rsplit(":", 1)[0] for v in gpu["mae"]["volumes"]]  # root's files stay apart
+    cpu = _compose("docker-compose.cpu.yml")["services"]
+    assert set(cpu) == {"mae", "mae-volumes"} and "deploy" not in cpu["mae"]  # no GPU, no vLLM
+    assert cpu["mae"]["build"]["dockerfile"] == "Dockerfile.cpu"
+    assert cpu["mae"]["environment"]["MAE_ICONS"] == "${MAE_ICONS:-contour}"
+
+
+def test_the_health_check_waits_as_long_as_the_demo_waits_for_its_model() -> None:
+    wait = int(
+        _compose("docker-compose.yml")["services"]["mae"]["environment"]["MAE_WAIT_FOR_MODEL"].split("-")[1][
+            :-1
+        ]
+    )
+    start = re.search(r"--start-period=(\d+)s", (REPO / "Dockerfile").read_text())
+    assert start and int(start.group(1)) >= wait + 60
+    for dockerfile in ("Dockerfile", "Dockerfile.cpu"):
+        assert re.search(r"^\s+MAE_PUBLIC=1 \\$", (REPO / dockerfile).read_text(), re.M)  # safe default

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 import zipfile
@@ -71,6 +72,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True, timeout=120)
     python = venv / "bin" / "python"
+    _see_this_environments_packages(python)
     install = subprocess.run(
         [python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheel],
         capture_output=True,
@@ -79,6 +81,21 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert install.returncode == 0, install.stderr
     return python
+
+
+def _see_this_environments_packages(python: Path) -> None:
+    """Let the new venv import what this interpreter imports.
+
+    ``--system-site-packages`` shows only the base interpreter's packages: when the tests run from a
+    virtualenv, its site-packages would be missing. A ``.pth`` file lists them after the new venv's own
+    (plain paths, so an editable install of mae in this environment is not picked up).
+    """
+    ask = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    purelib = subprocess.run([python, "-c", ask], capture_output=True, text=True, check=True, timeout=60)
+    on_path = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    found = [*site.getsitepackages(), *on_path]
+    ours = [path for path in dict.fromkeys(found) if Path(path).is_dir()]
+    (Path(purelib.stdout.strip()) / "_mae_test_parent_env.pth").write_text("".join(f"{p}\n" for p in ours))
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from mae.config import PerceptionSettings
 from mae.device.virtual import VirtualPhone
 from mae.llm import ChatClient, ModelProfile
 from mae.perception import Perceptor
-from mae.perception.captions import ApiCaptioner, CaptionCache, caption_sheet, parse_captions
+from mae.perception.captions import (
+    CAPTION_TOKENS,
+    ICON_PROMPT,
+    ICON_TILE,
+    MAX_CAPTION_CHARS,
+    ApiCaptioner,
+    CaptionCache,
+    caption_sheet,
+    icon_tile,
+    parse_captions,
+    read_caption,
+)
 from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 
 
@@ -88,3 +102,97 @@ def test_unreadable_cache_file_is_ignored(tmp_path: Path) -> None:
     assert len(cache) == 0
     cache.update({"k": "v"})
     assert json.loads(path.read_text()) == {"k": "v"}
+
+
+# ---------------------------------------------------------------- one request per icon (a local server)
+
+
+@pytest.mark.parametrize(
+    ("reply", "caption"),
+    [
+        ("gear: settings", "gear: settings"),
+        ("Magnifying glass: search.", "Magnifying glass: search"),
+        ("Caption: bell: notifications\r\nThe bell opens the notification list.", "bell: notifications"),
+        ('"shopping cart: view the cart"', "shopping cart: view the cart"),
+        ("```\nheart: favourites\n```", "heart: favourites"),
+        ("  \n\n  back arrow: go back  ", "back arrow: go back"),
+        ("**plus sign**: add a new item", "plus sign**: add a new item"),
+        ("I'm sorry, I can't identify this icon.", ""),
+        ("Sorry, the image is too small.", ""),
+        ("", ""),
+        ("   ", ""),
+        ("{}", ""),
+        ("12345", ""),
+        ("�����t�t", ""),
+        ("\x00\x01gear", ""),
+        ("ĠĊĠĊ::;;##", ""),
+        ("tap " * 400, ("tap " * 20).strip()),
+    ],
+)
+def test_a_reply_becomes_one_short_caption_or_none(reply: str, caption: str) -> None:
+    assert read_caption(reply) == caption
+    assert len(read_caption(reply)) <= MAX_CAPTION_CHARS
+
+
+def test_a_long_caption_is_cut_at_a_word() -> None:
+    reply = "blue rounded square with a white paper plane inside it: send the message you typed to everyone"
+    cut = read_caption(reply)
+    assert len(cut) <= MAX_CAPTION_CHARS and reply.startswith(cut) and reply[len(cut)] == " "
+
+
+def test_icon_tiles_have_one_size_whatever_the_crop() -> None:
+    for size in ((10, 200), (400, 90), (30, 30), (1, 1)):
+        assert icon_tile(Image.new("RGB", size, "red")).size == (ICON_TILE, ICON_TILE)
+
+
+def _vllm_client(server: FakeModelServer) -> ChatClient:
+    return ChatClient(ModelProfile(provider="vllm", base_url=server.base_url, model="qwen", api_key_env=None))
+
+
+def test_a_vllm_captioner_asks_each_new_icon_at_once_and_caches_them(fake_server: FakeModelServer) -> None:
+    def answer(request: RecordedRequest) -> FakeReply:
+        return FakeReply(text=f"icon {len(fake_server.requests)}: open it", delay_s=0.4)
+
+    fake_server.responder = answer
+    captioner = ApiCaptioner(_vllm_client(fake_server), CaptionCache(None))
+    assert captioner.per_icon
+    screen = VirtualPhone().screenshot()
+    icons = Perceptor.from_settings(PerceptionSettings()).perceive(screen).icons[:6]
+    assert len(icons) == 6
+    started = time.perf_counter()
+    captions, warnings = captioner.caption(screen, icons)
+    elapsed = time.perf_counter() - started
+    assert warnings == [] and all(re.fullmatch(r"icon \d: open it", c) for c in captions)
+    assert len(fake_server.requests) == 6 and captioner.requests == 6
+    assert all(r.image_count == 1 and ICON_PROMPT in r.text for r in fake_server.requests)
+    assert all(r.body["max_tokens"] == CAPTION_TOKENS for r in fake_server.requests)
+    assert elapsed < 6 * 0.4, "the requests were sent one after another"
+    again, _ = captioner.caption(screen, icons)
+    assert again == captions and len(fake_server.requests) == 6  # cached
+
+
+def test_a_failed_or_unusable_icon_request_leaves_only_that_caption_empty(
+    fake_server: FakeModelServer,
+) -> None:
+    replies = iter(
+        [
+            "gear: settings",
+            FakeReply(status=400, body='{"error": {"message": "bad image"}}'),
+            "I cannot see an icon.",
+        ]
+    )
+    fake_server.responder = lambda request: next(replies)
+    captioner = ApiCaptioner(_vllm_client(fake_server), CaptionCache(None), parallel=1)
+    screen = VirtualPhone().screenshot()
+    icons = Perceptor.from_settings(PerceptionSettings()).perceive(screen).icons[:3]
+    captions, warnings = captioner.caption(screen, icons)
+    assert captions == ["gear: settings", "", ""]
+    assert len(warnings) == 1 and "icon captions unavailable for 1 of 3 new icons" in warnings[0]
+
+
+def test_a_hosted_captioner_still_sends_one_sheet_per_screen(fake_server: FakeModelServer) -> None:
+    client = ChatClient(
+        ModelProfile(provider="openai", base_url=fake_server.base_url, model="m", api_key_env=None)
+    )
+    assert not ApiCaptioner(client, CaptionCache(None)).per_icon
+    assert ApiCaptioner(client, CaptionCache(None), per_icon=True).per_icon

@@ -24,14 +24,14 @@ transformers = pytest.importorskip("transformers", reason="the local-model tests
 from mae.config import PerceptionSettings  # noqa: E402
 from mae.device.virtual import VirtualPhone  # noqa: E402
 from mae.errors import ConfigError  # noqa: E402
-from mae.perception.captions import CaptionCache, crop_key  # noqa: E402
+from mae.perception.captions import ICON_PROMPT, CaptionCache, crop_key, icon_tile  # noqa: E402
 from mae.perception.elements import Element  # noqa: E402
 from mae.perception.geometry import box_area, iou  # noqa: E402
 from mae.perception.groundingdino import GroundingDinoDetector, boxes_to_elements, normalize_prompt  # noqa: E402
 from mae.perception.icons import filter_detections, make_icon_detector  # noqa: E402
 from mae.perception.local_models import inference, pick_device, pick_dtype  # noqa: E402
 from mae.perception.perceptor import Perceptor, make_captioner  # noqa: E402
-from mae.perception.qwen_local import LocalQwenCaptioner  # noqa: E402
+from mae.perception.qwen_local import BATCH_SIZE, LocalQwenCaptioner, _greedy  # noqa: E402
 from mae.serving.weights import WeightsError  # noqa: E402
 from mae.testing.tiny_models import (  # noqa: E402
     DINO_QUERIES,
@@ -166,25 +166,32 @@ def _two_icons(image: Image.Image) -> list[Element]:
 
 
 class GenerateSpy:
-    """Wraps the model's real ``generate``; optionally replaces the generated tokens with ``reply``."""
+    """Wraps the model's real ``generate``; optionally replaces each row's generated tokens with
+    ``reply(call, row)``. Records every call's prompts (one per row)."""
 
-    def __init__(self, captioner: LocalQwenCaptioner, reply: Callable[[int], str] | None = None) -> None:
+    def __init__(self, captioner: LocalQwenCaptioner, reply: Callable[[int, int], str] | None = None) -> None:
         self.captioner = captioner
         self.real = captioner.loaded.model.generate
         self.reply = reply
-        self.prompts: list[str] = []
+        self.calls: list[list[str]] = []
+
+    @property
+    def prompts(self) -> list[str]:
+        return [prompt for call in self.calls for prompt in call]
 
     def __call__(self, **inputs: Any) -> Any:
         tokenizer = self.captioner.inputs.tokenizer
         prompt_ids = inputs["input_ids"]
-        self.prompts.append(tokenizer.decode(prompt_ids[0]))
+        self.calls.append([tokenizer.decode(row) for row in prompt_ids])
         output = self.real(**inputs)
         if self.reply is None:
             return output
-        count = len(self.prompts)
-        scripted = tokenizer(self.reply(count), return_tensors="pt")["input_ids"].to(prompt_ids.device)
-        eos = torch.tensor([[tokenizer.convert_tokens_to_ids("<|im_end|>")]], device=prompt_ids.device)
-        return torch.cat([prompt_ids, scripted, eos], dim=1)
+        call = len(self.calls)
+        eos = tokenizer.convert_tokens_to_ids("<|im_end|>")
+        rows = [tokenizer(self.reply(call, row))["input_ids"] + [eos] for row in range(prompt_ids.shape[0])]
+        width = max(len(row) for row in rows)
+        scripted = torch.tensor([row + [eos] * (width - len(row)) for row in rows], device=prompt_ids.device)
+        return torch.cat([prompt_ids, scripted], dim=1)
 
 
 @pytest.fixture
@@ -202,24 +209,26 @@ def test_random_qwen_runs_once_per_screen_and_gibberish_gives_no_captions(
     spy = GenerateSpy(captioner)
     monkeypatch.setattr(captioner.loaded.model, "generate", spy)
     captions, warnings = captioner.caption(screenshot, _two_icons(screenshot))
-    assert len(spy.prompts) == 1
-    assert "sheet of 2 icons" in spy.prompts[0] and "<|image_pad|>" in spy.prompts[0]
+    assert len(spy.calls) == 1 and len(spy.calls[0]) == (BATCH_SIZE if captioner.static_cache else 2)
+    assert all(ICON_PROMPT in prompt and "<|image_pad|>" in prompt for prompt in spy.calls[0])
+    assert len({len(prompt) for prompt in spy.calls[0]}) == 1  # every icon: the same sequence length
     assert captions == ["", "", ""]
-    assert len(warnings) == 1 and "unusable" in warnings[0]
+    assert len(warnings) == 1 and "not short descriptions" in warnings[0]
     assert "icon" not in " ".join(captions).lower()
     assert len(captioner.cache) == 0
     captioner.caption(screenshot, _two_icons(screenshot))
-    assert len(spy.prompts) == 2, "nothing was cached, so the next screen asks again (once)"
+    assert len(spy.calls) == 2, "nothing was cached, so the next screen asks again (once)"
 
 
-def test_qwen_reply_is_parsed_cached_and_only_new_crops_are_asked(
+def test_qwen_replies_are_read_cached_and_only_new_crops_are_asked(
     captioner: LocalQwenCaptioner, screenshot: Image.Image, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     replies = {
-        1: '{"1": "gear: settings", "2": "magnifier: search"}',
-        2: 'Sure. {"1": "bell: notifications"}',
+        (1, 0): "gear: settings",
+        (1, 1): "Caption: magnifier: search.\r\nIt opens the search page.",
+        (2, 0): "bell: notifications",
     }
-    spy = GenerateSpy(captioner, reply=lambda call: replies[call])
+    spy = GenerateSpy(captioner, reply=lambda call, row: replies.get((call, row), "I'm sorry, I can't tell."))
     monkeypatch.setattr(captioner.loaded.model, "generate", spy)
     icons = _two_icons(screenshot)
     captions, warnings = captioner.caption(screenshot, icons)
@@ -228,12 +237,43 @@ def test_qwen_reply_is_parsed_cached_and_only_new_crops_are_asked(
 
     again, warnings = captioner.caption(screenshot, icons)
     assert (again, warnings) == (captions, [])
-    assert len(spy.prompts) == 1, "a cached screen does not call generate"
+    assert len(spy.calls) == 1, "a cached screen does not call generate"
 
     new = Element(kind="icon", box=(540, 300, 700, 460))
     mixed, warnings = captioner.caption(screenshot, [icons[1], new])
     assert (mixed, warnings) == (["magnifier: search", "bell: notifications"], [])
-    assert len(spy.prompts) == 2 and "sheet of 1 icons" in spy.prompts[1]
+    assert len(spy.calls) == 2 and len(spy.calls[1]) == (BATCH_SIZE if captioner.static_cache else 1)
+
+
+def test_batched_captions_are_the_ones_each_icon_gets_alone(
+    captioner: LocalQwenCaptioner, screenshot: Image.Image
+) -> None:
+    tiles = [icon_tile(screenshot.crop(icon.box)) for icon in _two_icons(screenshot)[:2]]
+    together = captioner.generate_batch([ICON_PROMPT] * 2, tiles, 6, min_new_tokens=6)
+    alone = [captioner.generate_batch([ICON_PROMPT], [tile], 6, min_new_tokens=6)[0] for tile in tiles]
+    assert together == alone and len(together) == 2
+
+
+@pytest.mark.slow
+def test_static_cache_pads_every_call_to_one_shape_and_warms_up_once(
+    qwen_dir: Path, screenshot: Image.Image, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GPU path (static cache; transformers compiles it on CUDA only), run here on the CPU."""
+    captioner = LocalQwenCaptioner(
+        str(qwen_dir), CaptionCache(None), device="cpu", static_cache=True, batch_size=4, max_new_tokens=5
+    )
+    assert captioner.warm_up() == 0.0  # warmed at load already: not again
+    spy = GenerateSpy(captioner)
+    monkeypatch.setattr(captioner.loaded.model, "generate", spy)
+    icons = [Element(kind="icon", box=(40 + 110 * i, 300, 140 + 110 * i, 400)) for i in range(6)]
+    captions, _ = captioner.caption(screenshot, icons)
+    assert [len(call) for call in spy.calls] == [4, 4] and len(captions) == 6  # 6 icons: 4 + (2 padded to 4)
+    dynamic = LocalQwenCaptioner(str(qwen_dir), CaptionCache(None), device="cpu", max_new_tokens=5)
+    tiles = [icon_tile(screenshot.crop(icon.box)) for icon in icons[:4]]
+    static_replies = captioner.generate_batch([ICON_PROMPT] * 4, tiles, 5, min_new_tokens=5)
+    assert static_replies == dynamic.generate_batch([ICON_PROMPT] * 4, tiles, 5, min_new_tokens=5)
+    config = _greedy(captioner.loaded.model, 5, static=True)
+    assert config.cache_implementation == "static" and config.max_new_tokens == 5 and not config.do_sample
 
 
 def test_qwen_generation_failure_is_a_warning(
@@ -281,7 +321,7 @@ def test_perceptor_with_groundingdino_and_local_captions(
     assert result.icons, "the random detector's boxes are not all over text on this screen"
     assert {"icons", "ocr", "captions"} <= set(result.timings)
     assert all(icon.text == "" for icon in result.icons)
-    assert len(result.warnings) == 1 and "unusable" in result.warnings[0]
+    assert len(result.warnings) == 1 and "not short descriptions" in result.warnings[0]
 
 
 @pytest.mark.skipif(not HAS_TORCHVISION, reason=NO_TORCHVISION)
@@ -292,13 +332,13 @@ def test_processor_and_image_only_inputs_agree(captioner: LocalQwenCaptioner, qw
 
     assert captioner.inputs.kind == "processor"
     sheet = Image.new("RGB", (224, 112), "white")
-    by_processor = captioner.inputs("sheet of 2 icons", sheet)
+    by_processor = captioner.inputs(["sheet of 2 icons"], [sheet])
     manual = ImageOnlyInputs(
         AutoTokenizer.from_pretrained(qwen_dir),
         AutoImageProcessor.from_pretrained(qwen_dir, backend="pil"),
         captioner.loaded.model.config.image_token_id,
         with_types=True,
-    )("sheet of 2 icons", sheet)
+    )(["sheet of 2 icons"], [sheet])
     for name in ("input_ids", "attention_mask", "image_grid_thw", "mm_token_type_ids"):
         assert torch.equal(by_processor[name].long(), manual[name].long()), name
 
