@@ -207,6 +207,38 @@ class Episode:
         return task_key(self.task.task_id, self.repeat)
 
 
+def results_so_far(folder: Path) -> list[TaskRecord]:
+    """The records of an eval folder so far (none when no task has finished yet)."""
+    return read_results(folder) if (folder / RESULTS_FILE).exists() else []
+
+
+def plan_groups(options: EvalOptions, tasks: list[EvalTask]) -> list[tuple[int, str, list[EvalTask]]]:
+    """``(repeat, scenario, tasks in order)`` for every scenario of every repeat."""
+    groups: dict[str, list[EvalTask]] = {}
+    for task in tasks:
+        groups.setdefault(task.scenario, []).append(task)
+    return [(k, name, group) for k in range(options.repeat) for name, group in groups.items()]
+
+
+def pending_episodes(folder: Path, options: EvalOptions, tasks: list[EvalTask]) -> list[list[Episode]]:
+    """The task runs of ``folder`` still to do, as chains that must run in order on one phone: each task
+    run alone in the individual setting, each scenario of each repeat in the evolution setting (they
+    share a long-term memory). A serial eval runs the chains in this order."""
+    done = {r.key for r in results_so_far(folder)}
+    chains: list[list[Episode]] = []
+    for repeat, _scenario, group in plan_groups(options, tasks):
+        chain = [
+            Episode(task=task, repeat=repeat, order=order, future=[t.instruction for t in group[order + 1 :]])
+            for order, task in enumerate(group)
+            if task_key(task.task_id, repeat) not in done
+        ]
+        if options.setting == "evolution":
+            chains.extend([chain] if chain else [])
+        else:
+            chains.extend([episode] for episode in chain)
+    return chains
+
+
 class EvalRunner:
     """Runs an eval into ``folder`` with one runtime; ``run()`` returns every record of the folder."""
 
@@ -240,33 +272,11 @@ class EvalRunner:
 
     def plan(self) -> list[tuple[int, str, list[EvalTask]]]:
         """``(repeat, scenario, tasks in order)`` for every scenario of every repeat."""
-        groups: dict[str, list[EvalTask]] = {}
-        for task in self.tasks:
-            groups.setdefault(task.scenario, []).append(task)
-        return [(k, name, group) for k in range(self.options.repeat) for name, group in groups.items()]
+        return plan_groups(self.options, self.tasks)
 
     def episodes(self) -> list[list[Episode]]:
-        """The task runs still to do, as chains that must run in order on one phone: each task run alone
-        in the individual setting, each scenario of each repeat in the evolution setting (they share a
-        long-term memory). The serial order is the chains' order."""
-        done = {r.key for r in self._results()}
-        chains: list[list[Episode]] = []
-        for repeat, _scenario, group in self.plan():
-            chain = [
-                Episode(
-                    task=task,
-                    repeat=repeat,
-                    order=order,
-                    future=[t.instruction for t in group[order + 1 :]],
-                )
-                for order, task in enumerate(group)
-                if task_key(task.task_id, repeat) not in done
-            ]
-            if self.options.setting == "evolution":
-                chains.extend([chain] if chain else [])
-            else:
-                chains.extend([episode] for episode in chain)
-        return chains
+        """The task runs still to do (see ``pending_episodes``)."""
+        return pending_episodes(self.folder, self.options, self.tasks)
 
     def run(self) -> list[TaskRecord]:
         """Run every task run not done yet, one after another on this runtime's phone."""
@@ -306,8 +316,7 @@ class EvalRunner:
         return f"the model provider failed ({self.halted})" if self.halted else "it was interrupted"
 
     def _results(self) -> list[TaskRecord]:
-        """The records so far (none when no task has finished yet)."""
-        return read_results(self.folder) if (self.folder / RESULTS_FILE).exists() else []
+        return results_so_far(self.folder)
 
     def session(
         self, runtime: Runtime, repeat: int, scenario: str, memory_root: Path | None = None
