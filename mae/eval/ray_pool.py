@@ -194,7 +194,12 @@ class PhoneActor:
         return f"{self.runtime.device.name} on {os.uname().nodename}"
 
     def max_in_flight(self) -> int:
+        """The most model requests this actor had in flight at once."""
         return self.gate.max_in_flight
+
+    def calls(self) -> int:
+        """Model calls this actor made."""
+        return len(self.runtime.client.records)
 
     def run(self, episode: Episode, memory_archive: bytes = b"") -> EpisodeOutcome:
         """Run one task run here and pack what the driver keeps."""
@@ -258,6 +263,8 @@ class RayEvalRunner:
         self.perceptor_factory = perceptor_factory
         self.virtual = any(t.source == "virtual" for t in tasks)
         self.max_in_flight_seen = 0
+        """The most model requests one actor had in flight at once."""
+        self.calls_per_actor: list[int] = []
         self._lock = threading.Lock()
         self._queue: deque[list[Episode]] = deque()
         self._finished = 0
@@ -326,10 +333,9 @@ class RayEvalRunner:
                     ray.kill(actor)
                 for thread in threads:
                     thread.join()
-            self.max_in_flight_seen = max(
-                (ray.get(actor.max_in_flight.remote()) for actor in actors if not self.stop_event.is_set()),
-                default=0,
-            )
+            if not self.stop_event.is_set():
+                self.max_in_flight_seen = max(ray.get([a.max_in_flight.remote() for a in actors]))
+                self.calls_per_actor = ray.get([a.calls.remote() for a in actors])
         finally:
             for actor in actors:
                 ray.kill(actor)
