@@ -18,6 +18,7 @@ from mae.llm.providers import AGENT_ROLES
 
 if TYPE_CHECKING:  # the evaluation modules load the model client: imported when a command runs
     from mae.eval.runner import EvalOptions
+    from mae.eval.tasks import EvalTask
     from mae.runtime import Runtime
 
 RESULTS_FILE = "results.jsonl"
@@ -67,6 +68,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=[],
         metavar="ROLE=MODEL",
         help=f"model for one agent role ({', '.join(AGENT_ROLES)}); repeatable",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="run N tasks at once, each on its own phone (virtual phones, the attached phones, or the "
+        "serials given as --device A,B); with --ray: the number of actors (default: one per phone)",
+    )
+    parser.add_argument(
+        "--max-in-flight",
+        type=int,
+        metavar="K",
+        help="at most K model requests at once across the workers (default: one per worker)",
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="spread the task runs over a Ray cluster (ADDRESS, e.g. ray://head:10001 or auto), one actor "
+        "per phone; without ADDRESS a local Ray instance; needs the ray extra (pip install 'ray[default]')",
     )
     add_run_arguments(parser)  # device, models, --agent e|v2|v1, --max-steps, --yes, --quiet
     parser.set_defaults(func=cmd_eval)
@@ -138,10 +160,9 @@ def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an eval and write its results, reports and plots."""
-    from mae.eval.report import write_reports
     from mae.eval.runner import EvalRunner, write_options
     from mae.eval.tasks import load_eval_tasks, select_tasks
-    from mae.results import EXIT_CODES, ExitReason
+    from mae.eval.workers import ParallelEvalRunner, RequestGate, phone_specs
     from mae.runtime import backbone_of
 
     base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
@@ -173,19 +194,79 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"{folder} was run with the backbone {options.backbone}, not {backbone_of(settings)}: resume it "
             "with the same --backbone, --model and --base-url, or choose a new --out"
         )
-    runtime = build_runtime(settings)
+    if args.ray is not None:
+        return _eval_on_ray(args, folder, options, tasks, settings)
+    specs = phone_specs(settings.device, args.workers) if args.workers and args.workers > 1 else None
+    if specs is None and args.max_in_flight is not None:
+        raise ConfigError("--max-in-flight bounds the requests of several workers: add --workers N")
+    runtimes: list[Runtime] = []
     stop = threading.Event()
     try:
+        chosen_specs: list[str | None] = list(specs) if specs else [None]
+        for spec in chosen_specs:
+            chosen = settings if spec is None else settings.model_copy(update={"device": spec})
+            runtimes.append(build_runtime(chosen))
+        runtime = runtimes[0]
         options.backbone = runtime.backbone
         options.max_steps = settings.loop.max_steps
         write_options(folder, options)
         _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
-        runner = EvalRunner(
+        progress = (lambda _message: None) if args.quiet else _say
+        if specs is None:
+            runner = EvalRunner(
+                folder,
+                options,
+                tasks,
+                runtime,
+                approver=make_approver(args.yes),
+                progress=progress,
+                stop_event=stop,
+            )
+        else:
+            runner = ParallelEvalRunner(
+                folder,
+                options,
+                tasks,
+                runtimes,
+                gate=RequestGate(args.max_in_flight or len(runtimes)),
+                approver=make_approver(args.yes),
+                progress=progress,
+                stop_event=stop,
+            )
+        try:
+            runner.run()
+        except KeyboardInterrupt:
+            stop.set()
+    finally:
+        for opened in runtimes:
+            opened.close()
+    left_over = runner.left_over if isinstance(runner, ParallelEvalRunner) else 0
+    return _finish(folder, runner.halted, stop.is_set(), left_over)
+
+
+def _eval_on_ray(
+    args: argparse.Namespace, folder: Path, options: EvalOptions, tasks: list[EvalTask], settings: Settings
+) -> int:
+    """``--ray``: the task runs on Ray actors, one per phone; the eval folder stays here."""
+    from mae.eval.ray_pool import RayEvalRunner, connect_ray
+    from mae.eval.runner import write_options
+    from mae.runtime import backbone_of
+
+    stop = threading.Event()
+    connection = connect_ray(None if args.ray == "local" else args.ray)
+    try:
+        options.backbone = backbone_of(settings)
+        options.max_steps = settings.loop.max_steps
+        write_options(folder, options)
+        _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
+        runner = RayEvalRunner(
             folder,
             options,
             tasks,
-            runtime,
-            approver=make_approver(args.yes),
+            settings,
+            actors=args.workers,
+            max_in_flight=args.max_in_flight,
+            assume_yes=bool(args.yes),
             progress=(lambda _message: None) if args.quiet else _say,
             stop_event=stop,
         )
@@ -194,21 +275,32 @@ def cmd_eval(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             stop.set()
     finally:
-        runtime.close()
+        connection.close()
+    return _finish(folder, runner.halted, stop.is_set(), runner.left_over)
+
+
+def _finish(folder: Path, halted: str | None, stopped: bool, left_over: int = 0) -> int:
+    """Write the reports of ``folder`` and say how to continue; the command's exit code."""
+    from mae.eval.report import write_reports
+    from mae.results import EXIT_CODES, ExitReason
+
     resume = f"python -m mae eval --out {folder} --resume"
-    if runner.halted:
+    if halted:
         _say(f"the eval stopped because the model provider failed; fix it, then continue with  {resume}")
     if not (folder / RESULTS_FILE).exists():
         _say("no task finished, so there is nothing to report yet")
-        return EXIT_CODES[ExitReason.MODEL_ERROR] if runner.halted else 130 if stop.is_set() else 1
+        return EXIT_CODES[ExitReason.MODEL_ERROR] if halted else 130 if stopped else 1
     paths = write_reports(folder)
     for name in ("report.md", "report.html"):
         print(f"wrote {paths[name]}")
-    if runner.halted:
+    if halted:
         return EXIT_CODES[ExitReason.MODEL_ERROR]
-    if stop.is_set():
+    if stopped:
         _say(f"interrupted: continue with  {resume}")
         return 130
+    if left_over:
+        _say(f"{left_over} task run(s) did not run because every phone failed; fix them, then {resume}")
+        return EXIT_CODES[ExitReason.DEVICE_ERROR]
     return 0
 
 

@@ -13,6 +13,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -179,6 +180,65 @@ def prepare_phone(device: Device, task: EvalTask, repeat: int, seed: int | None)
     return used
 
 
+def memory_folder_name(scenario: str, repeat: int) -> str:
+    """The evolution setting's memory folder of one scenario and repeat (inside ``<eval>/memory``)."""
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in scenario) or "scenario"
+    return f"{safe}-r{repeat}"
+
+
+def outcome_text(record: TaskRecord) -> str:
+    """``finished, 7 steps, SS 100%``: how a task run ended, for progress lines."""
+    score = f"SS {record.curve[-1] * 100:.0f}%" if record.grader == "code" else "to be judged"
+    return f"{record.exit_reason.value}, {len(record.actions)} steps, {score}"
+
+
+@dataclass
+class Episode:
+    """One run of one task: what a worker needs to run it."""
+
+    task: EvalTask
+    repeat: int
+    order: int = 0
+    future: list[str] = field(default_factory=list)
+    """The scenario's remaining instructions (told to the reflectors in the evolution setting)."""
+
+    @property
+    def key(self) -> str:
+        return task_key(self.task.task_id, self.repeat)
+
+
+def results_so_far(folder: Path) -> list[TaskRecord]:
+    """The records of an eval folder so far (none when no task has finished yet)."""
+    return read_results(folder) if (folder / RESULTS_FILE).exists() else []
+
+
+def plan_groups(options: EvalOptions, tasks: list[EvalTask]) -> list[tuple[int, str, list[EvalTask]]]:
+    """``(repeat, scenario, tasks in order)`` for every scenario of every repeat."""
+    groups: dict[str, list[EvalTask]] = {}
+    for task in tasks:
+        groups.setdefault(task.scenario, []).append(task)
+    return [(k, name, group) for k in range(options.repeat) for name, group in groups.items()]
+
+
+def pending_episodes(folder: Path, options: EvalOptions, tasks: list[EvalTask]) -> list[list[Episode]]:
+    """The task runs of ``folder`` still to do, as chains that must run in order on one phone: each task
+    run alone in the individual setting, each scenario of each repeat in the evolution setting (they
+    share a long-term memory). A serial eval runs the chains in this order."""
+    done = {r.key for r in results_so_far(folder)}
+    chains: list[list[Episode]] = []
+    for repeat, _scenario, group in plan_groups(options, tasks):
+        chain = [
+            Episode(task=task, repeat=repeat, order=order, future=[t.instruction for t in group[order + 1 :]])
+            for order, task in enumerate(group)
+            if task_key(task.task_id, repeat) not in done
+        ]
+        if options.setting == "evolution":
+            chains.extend([chain] if chain else [])
+        else:
+            chains.extend([episode] for episode in chain)
+    return chains
+
+
 class EvalRunner:
     """Runs an eval into ``folder`` with one runtime; ``run()`` returns every record of the folder."""
 
@@ -212,68 +272,79 @@ class EvalRunner:
 
     def plan(self) -> list[tuple[int, str, list[EvalTask]]]:
         """``(repeat, scenario, tasks in order)`` for every scenario of every repeat."""
-        groups: dict[str, list[EvalTask]] = {}
-        for task in self.tasks:
-            groups.setdefault(task.scenario, []).append(task)
-        return [(k, name, group) for k in range(self.options.repeat) for name, group in groups.items()]
+        return plan_groups(self.options, self.tasks)
+
+    def episodes(self) -> list[list[Episode]]:
+        """The task runs still to do (see ``pending_episodes``)."""
+        return pending_episodes(self.folder, self.options, self.tasks)
 
     def run(self) -> list[TaskRecord]:
-        done = {r.key for r in self._results()}
-        todo = sum(task_key(t.task_id, k) not in done for k, _, group in self.plan() for t in group)
+        """Run every task run not done yet, one after another on this runtime's phone."""
+        chains = self.episodes()
+        todo = sum(len(chain) for chain in chains)
         total_all = self.options.repeat * len(self.tasks)
-        if done:
+        if todo < total_all:
             self.progress(f"resuming: {total_all - todo} of {total_all} task runs already done")
         started, finished_now = time.monotonic(), 0
-        for repeat, scenario, group in self.plan():
-            session = self._session(repeat, scenario)
-            between = BetweenTasks(BetweenTasks.default_mode(self.runtime.device), self.runtime.device)
-            for order, task in enumerate(group):
-                key = task_key(task.task_id, repeat)
-                if key in done:
-                    continue
+        device = self.runtime.device
+        for chain in chains:
+            session = self.session(self.runtime, chain[0].repeat, chain[0].task.scenario)
+            between = BetweenTasks(BetweenTasks.default_mode(device), device)
+            for episode in chain:
                 if self.stop_event.is_set():
                     return self._results()
                 eta = ""
                 if finished_now:
                     left = (time.monotonic() - started) / finished_now * (todo - finished_now)
-                    eta = f", about {_duration(left)} left"
-                self.progress(f"[{finished_now + 1}/{todo}{eta}] {key}: {task.instruction[:70]}")
-                future = [t.instruction for t in group[order + 1 :]]
-                record = self._run_one(task, repeat, order, session, between, future)
+                    eta = f", about {duration_text(left)} left"
+                self.progress(
+                    f"[{finished_now + 1}/{todo}{eta}] {episode.key}: {episode.task.instruction[:70]}"
+                )
+                record = self.run_episode(self.runtime, episode, session, between)
                 if record is None:  # interrupted: not recorded, so it reruns on resume
-                    why = (
-                        f"the model provider failed ({self.halted})" if self.halted else "it was interrupted"
+                    self.progress(
+                        f"{episode.key}: {self.interruption()}; it is not recorded and runs again on resume"
                     )
-                    self.progress(f"{key}: {why}; it is not recorded and runs again on resume")
                     return self._results()
                 append_result(self.folder, record)
                 finished_now += 1
-                score = f"SS {record.curve[-1] * 100:.0f}%" if record.grader == "code" else "to be judged"
-                self.progress(f"  {key}: {record.exit_reason.value}, {len(record.actions)} steps, {score}")
+                self.progress(f"  {episode.key}: {outcome_text(record)}")
         return self._results()
 
+    def interruption(self) -> str:
+        """Why a task run ended without a record."""
+        return f"the model provider failed ({self.halted})" if self.halted else "it was interrupted"
+
     def _results(self) -> list[TaskRecord]:
-        """The records so far (none when no task has finished yet)."""
-        return read_results(self.folder) if (self.folder / RESULTS_FILE).exists() else []
+        return results_so_far(self.folder)
 
-    def _session(self, repeat: int, scenario: str) -> MemorySession:
-        settings = self.runtime.settings
+    def session(
+        self, runtime: Runtime, repeat: int, scenario: str, memory_root: Path | None = None
+    ) -> MemorySession:
+        """The long-term memory session of one scenario and repeat on ``runtime`` (the evolution setting's
+        store lives under ``memory_root``, by default the eval folder's ``memory``)."""
+        settings = runtime.settings
         if self.options.setting == "individual":
-            return MemorySession(settings, self.runtime.client, use_store=False, progress=self.progress)
-        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in scenario) or "scenario"
-        store = MemoryStore(self.folder / "memory" / f"{safe}-r{repeat}")
-        return MemorySession(settings, self.runtime.client, store=store, evolve=True)
+            return MemorySession(settings, runtime.client, use_store=False, progress=self.progress)
+        store = MemoryStore((memory_root or self.folder / "memory") / memory_folder_name(scenario, repeat))
+        return MemorySession(settings, runtime.client, store=store, evolve=True)
 
-    def _run_one(
+    def run_episode(
         self,
-        task: EvalTask,
-        repeat: int,
-        order: int,
+        runtime: Runtime,
+        episode: Episode,
         session: MemorySession,
         between: BetweenTasks,
-        future: list[str],
+        *,
+        log_dir: Path | None = None,
+        listener: Callable[[Event], None] | None = None,
+        stop_event: threading.Event | None = None,
     ) -> TaskRecord | None:
-        runtime, options = self.runtime, self.options
+        """Run one task on ``runtime``'s phone and grade it; None when it was interrupted or the provider
+        failed (``halted`` says which), so that it is not recorded and reruns on resume."""
+        options, task, repeat = self.options, episode.task, episode.repeat
+        stop_event = stop_event or self.stop_event
+        future = episode.future
         seed = 0
         if task.source == "virtual":
             seed = prepare_phone(runtime.device, task, repeat, options.seed)
@@ -282,12 +353,13 @@ class EvalRunner:
         first_call = len(runtime.client.records)
         grader = StepGrader(task, runtime.device) if task.grader is not None else None
         prepared = session.prepare(task.instruction)
+        extra = listener or self.listener
 
-        def listener(event: Event) -> None:
+        def on_event(event: Event) -> None:
             if grader is not None:
                 grader(event)
-            if self.listener is not None:
-                self.listener(event)
+            if extra is not None:
+                extra(event)
 
         result = run_task(
             task.instruction,
@@ -298,14 +370,14 @@ class EvalRunner:
             tips=prepared.tips,
             shortcuts=prepared.shortcuts,
             shortcut_guard=prepared.guard,
-            listener=listener,
-            stop_event=self.stop_event,
+            listener=on_event,
+            stop_event=stop_event,
             approver=self.approver,
-            log_dir=self.folder / "runs",
+            log_dir=log_dir or self.folder / "runs",
             backbone=runtime.backbone,
         )
         if result.exit_reason is ExitReason.STOPPED:
-            self.stop_event.set()
+            stop_event.set()
             return None
         failed = [call for call in runtime.client.records[first_call:] if not call.ok]
         if (
@@ -324,7 +396,7 @@ class EvalRunner:
             instruction=task.instruction,
             repeat=repeat,
             seed=seed,
-            order=order,
+            order=episode.order,
             source=task.source,
             agent=options.agent,
             setting=options.setting,
@@ -373,7 +445,8 @@ def _spec(task: EvalTask) -> Any:
     return TaskSpec(task_id=task.task_id, instruction=task.instruction)
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """``42s``, ``3m05s`` or ``1h02m``."""
     seconds = int(seconds)
     if seconds < 60:
         return f"{seconds}s"

@@ -13,6 +13,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -102,6 +103,8 @@ class ChatClient:
         self._clients: dict[tuple[str, str, float], openai.OpenAI] = {}
         self._lock = threading.Lock()
         self.records: list[CallRecord] = []
+        self.gate: AbstractContextManager[Any] | None = None
+        """Held around every request (parallel evals bound the requests in flight with it)."""
 
     def with_model(self, role: str, model: str) -> ChatClient:
         """A client whose ``role`` uses ``model`` on the same endpoint; keys and records are shared."""
@@ -113,6 +116,7 @@ class ChatClient:
             sleep=self._sleep,
         )
         derived.records = self.records
+        derived.gate = self.gate
         return derived
 
     def profile(self, role: str) -> ModelProfile:
@@ -155,13 +159,14 @@ class ChatClient:
         while True:
             attempt += 1
             try:
-                response = self._sdk(profile).chat.completions.create(
-                    model=profile.model,
-                    messages=payload,  # type: ignore[arg-type]
-                    temperature=profile.temperature,
-                    max_tokens=max_tokens or profile.max_tokens,
-                    extra_headers={ROLE_HEADER: role},
-                )
+                with self.gate or nullcontext():
+                    response = self._sdk(profile).chat.completions.create(
+                        model=profile.model,
+                        messages=payload,  # type: ignore[arg-type]
+                        temperature=profile.temperature,
+                        max_tokens=max_tokens or profile.max_tokens,
+                        extra_headers={ROLE_HEADER: role},
+                    )
                 text, cut_off, input_tokens, output_tokens = _read_response(
                     response, max_tokens or profile.max_tokens
                 )

@@ -20,6 +20,8 @@ from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 Policy = Literal["reference", "halfway"]
 FIRST_STEP_MARK = "name the first subgoal"
+_STEP_IN_LAST_SUBGOAL = re.compile(r"### Last Subgoal ###\s*Do reference step (\d+)")
+_STEP_IN_SUBGOAL = re.compile(r"### Current Subgoal ###\s*Do reference step (\d+)")
 
 
 def _manager(subgoal: str) -> str:
@@ -69,13 +71,19 @@ class ReferenceAgent:
         if instruction is None:
             return None
         actions = self.actions(instruction)
+        # the step number travels in the subgoal, so runs of one task on several phones at once (a
+        # parallel eval's repeats) do not mix up; the count kept here covers replies without it
         if role == "manager":
+            last = _STEP_IN_LAST_SUBGOAL.search(text)
             if FIRST_STEP_MARK in text:
                 self.position[instruction] = 0
+            elif last:
+                self.position[instruction] = int(last.group(1))
             index = self.position.get(instruction, 0)
             return _manager("Finished" if index >= len(actions) else f"Do reference step {index + 1}")
         if role == "operator":
-            index = self.position.get(instruction, 0)
+            current = _STEP_IN_SUBGOAL.search(text)
+            index = int(current.group(1)) - 1 if current else self.position.get(instruction, 0)
             self.position[instruction] = index + 1
             call = parse_action_text(actions[min(index, len(actions) - 1)])
             action = json.dumps({"name": call.name, "arguments": call.arguments})

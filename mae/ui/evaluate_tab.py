@@ -21,6 +21,7 @@ from typing import Any
 import gradio as gr
 
 from mae.config import Settings
+from mae.device.virtual import VirtualPhone
 from mae.errors import DeviceBusyError, MaeError
 from mae.eval.judge import (
     action_label,
@@ -39,11 +40,14 @@ from mae.eval.records import RESULTS_FILE, read_results
 from mae.eval.report import pct, write_reports
 from mae.eval.runner import EvalOptions, EvalRunner, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
+from mae.eval.workers import ParallelEvalRunner, WorkerBoard
 from mae.runtime import build_runtime
+from mae.ui import space
 from mae.ui.forms import backbone_choices, missing_keys
 from mae.ui.runner import Backend
 
 MAX_RUBRICS = 16
+MAX_UI_WORKERS = 8
 RESULT_COLUMNS = ["task run", "exit", "steps", "SS", "AA", "RA", "graded by"]
 
 
@@ -59,6 +63,8 @@ class EvalJob:
     error: str | None = None
     step: int = 0
     started: float = field(default_factory=time.monotonic)
+    board: WorkerBoard | None = None
+    """Every worker's progress when the eval runs on several virtual phones."""
 
     def say(self, message: str) -> None:
         self.lines.append(message)
@@ -76,10 +82,16 @@ def start_eval(
     base_url: str,
     model: str,
     realism: str = "task",
+    workers: int = 1,
 ) -> EvalJob:
-    """Check the choices and start the eval thread; ``MaeError`` says what to fix."""
+    """Check the choices and start the eval thread (``workers`` virtual phones at once); ``MaeError`` says
+    what to fix."""
     if not task_ids:
         raise MaeError("pick at least one task to evaluate")
+    if not 1 <= workers <= MAX_UI_WORKERS:
+        raise MaeError(f"pick between 1 and {MAX_UI_WORKERS} workers")
+    if workers > 1 and space.space_id():
+        raise MaeError("parallel evals run only on a private demo: use one worker here")
     if setting == "evolution" and agent != "e":
         raise MaeError(
             "only Mobile-Agent-E has a long-term memory: pick the individual setting for v1 and v2"
@@ -99,6 +111,10 @@ def start_eval(
         folder = folder.with_name(folder.name + "-b")
     settings = settings.model_copy(update={"log_dir": folder / "runs"})
     runtime = build_runtime(settings, device=device, perceptor=backend.perceptor(settings))
+    extra = [  # worker 1 uses the demo's phone; the others get virtual phones of their own
+        build_runtime(settings, device=VirtualPhone(), perceptor=backend.perceptor(settings))
+        for _ in range(workers - 1)
+    ]
     options = EvalOptions(
         suite="virtual:all",
         agent=agent,
@@ -117,9 +133,16 @@ def start_eval(
         if event.type in ("action", "run_started"):
             job.step = event.step
 
-    runner = EvalRunner(
-        folder, options, tasks, runtime, progress=job.say, stop_event=job.stop, listener=on_event
-    )
+    runner: EvalRunner
+    if extra:
+        job.board = WorkerBoard()
+        runner = ParallelEvalRunner(
+            folder, options, tasks, [runtime, *extra], progress=job.say, stop_event=job.stop, board=job.board
+        )
+    else:
+        runner = EvalRunner(
+            folder, options, tasks, runtime, progress=job.say, stop_event=job.stop, listener=on_event
+        )
 
     def work() -> None:
         try:
@@ -131,6 +154,8 @@ def start_eval(
         except Exception as exc:  # shown on the page as a sentence, never as a traceback
             job.error = f"the eval stopped on an unexpected problem ({type(exc).__name__}: {exc})"
         finally:
+            for own in extra:
+                own.close()
             job.done = True
 
     threading.Thread(target=work, name="mae-eval", daemon=True).start()
@@ -178,12 +203,19 @@ def progress_markdown(job: EvalJob | None) -> str:
         state = (
             "✔ **Finished**" if finished == job.total else "■ **Stopped** (resume it from the command line)"
         )
+    elif job.board is not None:
+        state = (
+            f"⏳ **Running** on {len(job.board.snapshot())} workers · {time.monotonic() - job.started:.0f} s"
+        )
     else:
         state = (
             f"⏳ **Running** · step {job.step} of the current task · {time.monotonic() - job.started:.0f} s"
         )
+    workers = ""
+    if job.board is not None:
+        workers = "\n".join(f"- `{line}`" for line in job.board.lines()) + "\n\n"
     recent = "\n".join(f"- {line.strip()}" for line in job.lines[-6:])
-    return f"{state} · {finished} of {job.total} task runs done\n\n{recent}"
+    return f"{state} · {finished} of {job.total} task runs done\n\n{workers}{recent}"
 
 
 def realism_supported() -> bool:
@@ -241,6 +273,15 @@ def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
                 with gr.Row():
                     repeat = gr.Number(
                         1, minimum=1, maximum=10, precision=0, label="Repeats", elem_id="mae-eval-repeat"
+                    )
+                    workers = gr.Number(
+                        1,
+                        minimum=1,
+                        maximum=MAX_UI_WORKERS,
+                        precision=0,
+                        label="Workers (virtual phones at once)",
+                        visible=not space.space_id(),
+                        elem_id="mae-eval-workers",
                     )
                     max_steps = gr.Slider(
                         1,
@@ -306,6 +347,7 @@ def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
             who: str,
             obstacles: str,
             times: float,
+            parallel: float,
             limit: float,
             bb: str,
             url: str,
@@ -332,6 +374,7 @@ def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
                     base_url=url,
                     model=name,
                     realism=obstacles or "task",
+                    workers=int(parallel or 1),
                 )
             except Exception as exc:
                 yield job, f"**Cannot start:** {exc}", gr.skip(), gr.skip(), gr.skip()
@@ -355,7 +398,19 @@ def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
 
         start.click(
             on_start,
-            [job_state, tasks, setting, agent, realism, repeat, max_steps, backbone, base_url, model],
+            [
+                job_state,
+                tasks,
+                setting,
+                agent,
+                realism,
+                repeat,
+                workers,
+                max_steps,
+                backbone,
+                base_url,
+                model,
+            ],
             [job_state, progress, summary, results, folder],
             show_progress="hidden",
             concurrency_limit=None,

@@ -38,3 +38,31 @@ def test_ui_evaluate_tab_refuses_what_cannot_run(tmp_path: Path) -> None:
         _start(tmp_path, task_ids=["no_such_task"])
     assert "Start evaluation" in progress_markdown(None)
     assert not list((tmp_path / "runs").glob("eval-*/results.jsonl"))
+
+
+def test_ui_evaluate_tab_worker_count_is_checked_and_private_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(MaeError, match="between 1 and 8 workers"):
+        _start(tmp_path, workers=0)
+    with pytest.raises(MaeError, match="between 1 and 8 workers"):
+        _start(tmp_path, workers=9)
+    monkeypatch.setenv("SPACE_ID", "someone/mae")
+    with pytest.raises(MaeError, match="parallel evals run only on a private demo"):
+        _start(tmp_path, workers=2)
+    assert not list((tmp_path / "runs").glob("eval-*/results.jsonl"))
+
+
+def test_ui_evaluate_tab_progress_has_a_line_per_worker(tmp_path: Path) -> None:
+    from mae.eval.workers import WorkerBoard
+    from mae.ui.evaluate_tab import EvalJob
+
+    board = WorkerBoard()
+    board.add("w1", "virtual")
+    board.add("w2", "virtual")
+    board.update("w1", state="running", task="v_korean_late_night#r0", step=3)
+    job = EvalJob(folder=tmp_path, total=4, board=board)
+    text = progress_markdown(job)
+    assert "Running** on 2 workers" in text
+    assert "`w1 (virtual): v_korean_late_night#r0 step 3 · 0 done`" in text
+    assert "`w2 (virtual): waiting · 0 done`" in text

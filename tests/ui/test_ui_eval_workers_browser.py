@@ -1,0 +1,92 @@
+"""The Evaluate tab's worker count in a real browser: two short virtual tasks on two virtual phones at
+once, a progress line per worker while it runs and after. Screenshots go to ``artifacts/ui/``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ui_testkit import MODEL, free_port, make_backend, settings_for
+
+from mae.device.virtual import VirtualPhone
+from mae.eval.records import read_results
+from mae.eval.virtual_suite import load_task_suite
+from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
+from mae.testing.reference_agent import ReferenceAgent
+from mae.ui.runner import Backend
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "ui"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
+]
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[tuple[str, Backend]]:
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    import app
+
+    backend = make_backend(settings_for(tmp_path, "http://127.0.0.1:9/v1"), VirtualPhone())
+    blocks = app.build_demo(backend, lister=lambda: [])
+    port = free_port()
+    app.launch(blocks, server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/", backend
+    finally:
+        blocks.close()
+
+
+def test_ui_evaluate_tab_runs_two_workers_with_a_progress_line_each(
+    demo: tuple[str, Backend], fake_server: FakeModelServer
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    url, backend = demo
+    agent = ReferenceAgent()
+
+    def unhurried(request: RecordedRequest) -> FakeReply | str | None:  # time to see both workers busy
+        reply = agent(request)
+        return FakeReply(text=reply, delay_s=0.3) if isinstance(reply, str) else reply
+
+    fake_server.responder = unhurried
+    shortest = sorted(
+        (t for t in load_task_suite() if t.reference_actions), key=lambda t: len(t.reference_actions)
+    )
+    picked = [t.task_id for t in shortest[:2]]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1600, "height": 1100})
+        page.set_default_timeout(90_000)
+        page.goto(url)
+        page.get_by_role("tab", name="Evaluate").click()
+        tasks = page.locator("#mae-eval-tasks")
+        for box in tasks.locator("input[type=checkbox]").all():
+            if box.is_checked():
+                box.uncheck()
+        for task_id in picked:
+            tasks.locator("label", has_text=task_id).click()
+        page.locator("#mae-eval-workers").locator("input").fill("2")
+        page.locator("#mae-eval-base-url").locator("input, textarea").fill(fake_server.base_url)
+        page.locator("#mae-eval-model").locator("input, textarea").fill(MODEL)
+        page.locator("#mae-eval-start").click()
+        progress = page.locator("#mae-eval-progress")
+        expect(progress).to_contain_text("on 2 workers", timeout=120_000)
+        expect(progress).to_contain_text("w1 (virtual)")
+        expect(progress).to_contain_text("w2 (virtual)")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "evaluate_workers_running.png"), full_page=True)
+        expect(progress).to_contain_text("Finished", timeout=180_000)
+        expect(progress).to_contain_text("w1 (virtual): finished · 1 done")
+        expect(progress).to_contain_text("w2 (virtual): finished · 1 done")
+        expect(page.locator("#mae-eval-summary")).to_contain_text("SS 100.0")
+        page.screenshot(path=str(ARTIFACTS / "evaluate_workers.png"), full_page=True)
+        browser.close()
+
+    (folder,) = [p for p in backend.log_dir.iterdir() if p.name.startswith("eval-")]
+    assert sorted(r.task_id for r in read_results(folder)) == sorted(picked)
