@@ -181,6 +181,13 @@ class ShopApp(App):
             y = 110.0
             for product in products:
                 y = self._row(c, view, y, product)
+            if products:
+                with view.row(y, 120):
+                    c.text(
+                        c.dw / 2, y + 60, "End of results", size=theme.BODY, color=theme.TEXT_2, anchor="mm"
+                    )
+                    c.mark_seen(f"{self.store.id}:list_end:{screen.item}")
+                y += 120
             view.end(y)
 
     def screen_product(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
