@@ -148,6 +148,19 @@ def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
                 ],
             ),
             Route(
+                "narrow query, its whole list read",
+                [
+                    "open Maps",
+                    "tap Search here",
+                    "type korean open late",
+                    "enter",
+                    "see maps:list_end:korean open late",
+                    "tap Kimchi Corner",
+                    "back",
+                    "tap Gangnam BBQ House",
+                ],
+            ),
+            Route(
                 "stops at a place that closes at 10 PM",
                 [*MAPS_KOREAN, "tap Gangnam BBQ House", "back", "tap Seoul Garden"],
                 {5},

@@ -18,6 +18,7 @@ from mae.device.virtual import VirtualPhone
 from mae.device.virtual.content import read_json
 from mae.device.virtual.state import Event, Note, PhoneState
 from mae.eval.note_text import clauses, contains, negated, normalise, sentences
+from mae.eval.reference import compile_plan
 from mae.eval.virtual_suite import Check, Fact, final_note, load_task_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -153,9 +154,25 @@ def test_films_in_theaters_were_released_before_the_phones_date() -> None:
     assert released["fd-night-harbor"] > released["fd-hollow-pines"]
 
 
-def test_a_shop_result_list_shows_where_it_ends() -> None:
+@pytest.mark.parametrize(
+    "plan",
+    [
+        ["open Amazon", "tap Search Amazon", "type laptop", "enter", "see amazon:list_end:laptop"],
+        ["open Maps", "tap Search here", "type korean", "enter", "see maps:list_end:korean"],
+    ],
+    ids=["shop", "maps"],
+)
+def test_result_lists_show_where_they_end(plan: list[str]) -> None:
     phone = VirtualPhone()
-    task = HARD["h_laptop_nvidia_cart"]
+    HARD["h_laptop_nvidia_cart"].prepare(phone)
+    compile_plan(plan, phone)  # fails when the end-of-list row never comes on screen
+    assert "End of results" in [e.text for e in phone.ground_truth()]
+
+
+def test_the_citing_list_says_how_much_of_it_is_shown() -> None:
+    task = HARD["h_segment_anything_most_cited"]
+    phone = VirtualPhone()
     task.prepare(phone)
-    task.replay(phone, task.reference_actions)
-    assert any(key.startswith("amazon:list_end:") for key in phone.state().seen)
+    compile_plan([*task.plan[:9], "see scholar:list_end:citations:segment-anything"], phone)
+    texts = " ".join(e.text for e in phone.ground_truth())
+    assert "4 most relevant of 9,412 citing articles shown" in texts  # "Cited by 9,412" lists 4

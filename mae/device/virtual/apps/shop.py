@@ -182,12 +182,7 @@ class ShopApp(App):
             for product in products:
                 y = self._row(c, view, y, product)
             if products:
-                with view.row(y, 120):
-                    c.text(
-                        c.dw / 2, y + 60, "End of results", size=theme.BODY, color=theme.TEXT_2, anchor="mm"
-                    )
-                    c.mark_seen(f"{self.store.id}:list_end:{screen.item}")
-                y += 120
+                y = widgets.list_end(c, view, y, f"{self.store.id}:list_end:{screen.item}")
             view.end(y)
 
     def screen_product(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
