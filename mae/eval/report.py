@@ -329,13 +329,45 @@ def render_html(report: Report, plots: dict[str, Path] | None = None) -> str:
     )
 
 
+def proxy_agreement(raw: Sequence[TaskRecord], judged: Sequence[TaskRecord]) -> str:
+    """How often the code's AA/RA proxies agree with a person's marks, over the runs a person marked
+    (a sentence for the report; empty when no run has both)."""
+    by_key = {r.key: r for r in raw if r.correctness_source == "code"}
+    pairs = {"actions": [0, 0], "verdicts": [0, 0]}
+    runs = 0
+    for record in judged:
+        code = by_key.get(record.key)
+        if code is None or record.correctness_source != "person":
+            continue
+        runs += 1
+        for name, mine, theirs in (
+            ("actions", code.action_correct, record.action_correct),
+            ("verdicts", code.reflection_correct, record.reflection_correct),
+        ):
+            both = [(a, b) for a, b in zip(mine, theirs, strict=False) if a is not None and b is not None]
+            pairs[name][0] += sum(a == b for a, b in both)
+            pairs[name][1] += len(both)
+    if not runs:
+        return ""
+    parts = [f"{same} of {total} {name}" for name, (same, total) in pairs.items() if total]
+    return (
+        f"Agreement of the code proxies with a person's marks, over the {runs} run(s) a person marked: "
+        + ("; ".join(parts) or "nothing to compare")
+        + "."
+    )
+
+
 def write_reports(folder: Path | str) -> dict[str, Path]:
     """Recompute the metrics of ``folder`` (with the Judge's marks) and write the reports and plots."""
     folder = Path(folder)
-    records = judged_records(folder, read_results(folder))
+    raw = read_results(folder)
+    records = judged_records(folder, raw)
     summary = summarize(records)
     plots = write_plots(folder, summary, records)
     report = build_report(records, summary)
+    agreement = proxy_agreement(raw, records)
+    if agreement:
+        report.notes.append(agreement)
     atomic_write_text(folder / "report.md", render_markdown(report, plots))
     atomic_write_text(folder / "report.html", render_html(report, plots))
     atomic_write_text(folder / "metrics.json", summary.model_dump_json(indent=2) + "\n")

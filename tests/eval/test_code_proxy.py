@@ -111,3 +111,21 @@ def test_compare_shows_efficiency_deltas_with_intervals(tmp_path: Path) -> None:
     for label in ("model calls per task", "input tokens per task", "dollars per task", "seconds per task"):
         assert "± " in rows[label], label
     assert rows["AA (code proxy) (%)"].endswith("| – |")  # a pooled ratio: no interval
+
+
+def test_report_states_how_often_the_proxy_agrees_with_a_persons_marks(tmp_path: Path) -> None:
+    from mae.eval.marks import JudgeMarks, save_marks
+    from mae.eval.report import write_reports
+
+    code = record(
+        "a", outcomes="AAB", action_correct=[True, False, False], reflection_correct=[True, False, True]
+    )
+    append_result(tmp_path, code)
+    append_result(tmp_path, record("b"))  # nobody marked it: not counted
+    person = JudgeMarks(
+        key=code.key, action_correct=[True, True, False], reflection_correct=[True, True, True]
+    )
+    save_marks(tmp_path, person)
+    write_reports(tmp_path)
+    text = (tmp_path / "report.md").read_text()
+    assert "over the 1 run(s) a person marked: 2 of 3 actions; 2 of 3 verdicts." in text
