@@ -16,6 +16,7 @@ from PIL import Image, ImageChops
 from pydantic import BaseModel
 
 from mae.agents.base import AgentResult, Screen, ask
+from mae.agents.defaults import INITIAL_TIPS
 from mae.agents.operator import OperatorDecision, keyboard_text, validate_action
 from mae.agents.parsing import ReplyProblem, extract_sections, require_sections
 from mae.agents.prompting import render_prompt
@@ -107,6 +108,8 @@ class MobileAgentV1:
     stages: tuple[str, ...] = (AGENT, CHECK)
     history: list[HistoryEntry] = field(default_factory=list)
     unchanged: str | None = None
+    tips: str = INITIAL_TIPS
+    """The initial Tips, as in the Mobile-Agent-E paper's comparison (§4); they never change."""
 
     def history_text(self) -> str:
         return "\n\n".join(e.text(i) for i, e in enumerate(self.history, 1)) or "(no operations yet)"
@@ -125,6 +128,7 @@ class MobileAgentV1:
                 "history": self.history_text(),
                 "reflection": REFLECTION.format(action=self.unchanged) if self.unchanged else "",
                 "operations": OPERATIONS,
+                "tips": self.tips.strip() or "(none)",
             },
             run.prompts_dir,
         )

@@ -6,7 +6,9 @@ unit's focus content FC, the last reflection and the screen, and notes new focus
 agent judges the operation from the screens before and after it: A correct (it enters the operation
 history), B wrong page (undone with Back, not in the history), C no change (not in the history). The
 last B or C is shown to the decision agent. As in the Mobile-Agent-E paper's comparison, the operations
-are mae's atomic operations (plus Stop) and the perception is mae's Perceptor; no Tips, no Shortcuts.
+are mae's atomic operations (plus Stop), the perception is mae's Perceptor, and the decision agent gets
+the same initial Tips as Mobile-Agent-E (paper §4: the baselines had the same operations, perception and
+initial Tips); no Shortcuts, and the Tips never change.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pydantic import BaseModel
 
 from mae.actions import describe_atomic_actions
 from mae.agents.base import AgentResult, Screen, ask
+from mae.agents.defaults import INITIAL_TIPS
 from mae.agents.operator import OperatorDecision, keyboard_text, validate_action
 from mae.agents.parsing import parse_outcome, require_sections, strip_fence
 from mae.agents.prompting import render_prompt
@@ -95,6 +98,7 @@ class MobileAgentV2:
     planned: int = 0
     reflection: str = ""
     last_thought: str = ""
+    tips: str = INITIAL_TIPS
 
     def decide(self, run: RunContext, screen: Screen) -> Decision:
         memory = run.memory
@@ -112,6 +116,7 @@ class MobileAgentV2:
                 "memory": memory.notes or "(nothing noted yet)",
                 "last": f"{last.action}: {last.operation}" if last else "(none yet)",
                 "reflection": self.reflection,
+                "tips": self.tips.strip() or "(none)",
                 "width": width,
                 "height": height,
                 "keyboard": keyboard_text(screen.perception),

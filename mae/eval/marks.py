@@ -30,6 +30,10 @@ class JudgeMarks(BaseModel):
     rubric_steps: list[int | None] = Field(default_factory=list)
     action_correct: list[bool | None] = Field(default_factory=list)
     reflection_correct: list[bool | None] = Field(default_factory=list)
+    final_held: list[bool | None] = Field(
+        default_factory=list,
+        description="per rubric: still held at the end (False: it held after its step but was lost later)",
+    )
     updated_at: float = Field(default_factory=time.time)
 
 
@@ -78,12 +82,12 @@ def apply_marks(record: TaskRecord, marks: JudgeMarks | None) -> TaskRecord:
     else:
         clipped = None
     if clipped is not None and not (record.grader == "code" and clipped == record.rubric_steps):
-        update |= {
-            "grader": marks.judge,
-            "rubric_steps": clipped,
-            "final_passed": [s is not None for s in clipped],
-            "curve": curve_from_steps(clipped, steps),
-        }
+        lost = [i < len(marks.final_held) and marks.final_held[i] is False for i in range(len(clipped))]
+        final = [s is not None and not gone for s, gone in zip(clipped, lost, strict=True)]
+        curve = curve_from_steps(clipped, steps)
+        if any(lost):  # an end-state item lost again later: the end of the curve drops it
+            curve[-1] = sum(final) / len(clipped)
+        update |= {"grader": marks.judge, "rubric_steps": clipped, "final_passed": final, "curve": curve}
 
     def merged(marked: list[bool | None], derived: list[bool | None]) -> list[bool | None]:
         def at(values: list[bool | None], i: int) -> bool | None:

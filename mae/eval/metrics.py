@@ -1,13 +1,18 @@
 """The paper's metrics over task records: per task, per scenario and overall.
 
 - Satisfaction Score (SS): fulfilled rubric items / all items, averaged over graded tasks.
-- Action Accuracy (AA): correct actions / judged actions, over all actions of the group.
-- Reflection Accuracy (RA): correct Action Reflector verdicts / judged verdicts.
-- Termination Error (TE): tasks that ended any way but the agent's own finish / tasks.
-- steps per task, Shortcut usage (actions that called a Shortcut / all actions), seconds per operation
-  (wall, and its model / perception / execution parts, over the atomic operations that ran: a
-  Shortcut's steps count one each, an invalid action none, as in the paper's Table 5), tokens, images
-  and estimated cost per task.
+- Action Accuracy (AA): correct actions / judged actions, over the actions a person or a model judge
+  marked. Reflection Accuracy (RA): correct Action Reflector verdicts / judged verdicts, likewise.
+- AA (code proxy), RA (code proxy): the same ratios over what the virtual suite's code judged
+  (``mae.eval.code_proxy``); kept apart from AA and RA, which are the paper's human-judged figures.
+- Termination Error (TE): tasks that ended by one of the paper's exits 2-5 (step limit, consecutive
+  errors, repeated action, unusable model reply) / tasks. Harness exits (a refused sensitive action,
+  a stop, a provider or phone failure, a crash) are not the agent's termination errors: they are
+  counted apart, as ``harness_exits``.
+- efficiency: steps per task and steps / reference operations, model calls, input tokens and dollars
+  per task, seconds per task and per operation (wall, and its model / perception / execution parts,
+  over the atomic operations that ran: a Shortcut's steps count one each, an invalid action none, as
+  in the paper's Table 5), Shortcut usage, tokens and images per task.
 
 With several repeats, SS, AA, RA and TE get a 95% confidence interval (Student's t over the repeats'
 group values).
@@ -22,6 +27,8 @@ from statistics import mean, stdev
 from pydantic import BaseModel, Field
 
 from mae.eval.records import TaskRecord
+
+JUDGES = ("person", "model")
 
 # two-sided 95% Student t quantiles by degrees of freedom (beyond 30: the normal 1.96)
 _T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160]
@@ -58,8 +65,15 @@ class GroupMetrics(BaseModel):
     ss: float | None = None
     aa: float | None = None
     ra: float | None = None
-    te: float | None = Field(None, description="None when there is no run to count")
+    aa_proxy: float | None = Field(None, description="AA judged by code (virtual suite): a proxy")
+    ra_proxy: float | None = Field(None, description="RA judged by code (virtual suite): a proxy")
+    te: float | None = Field(None, description="the paper's exits 2-5 / runs; None when there is no run")
+    harness_exits: float | None = Field(None, description="refusals, stops, provider/phone failures / runs")
     steps: float = 0.0
+    steps_per_ref: float | None = Field(None, description="steps / the task's reference operations")
+    model_calls: float = 0.0
+    input_tokens: float = 0.0
+    s_per_task: float | None = None
     shortcut_pct: float | None = None
     s_per_op: float | None = None
     model_s_per_op: float | None = None
@@ -79,8 +93,13 @@ def group_metrics(records: Sequence[TaskRecord]) -> GroupMetrics:
     n = len(records)
     scores = [s for s in (satisfaction(r) for r in records) if s is not None]
     actions = [a for r in records for a in r.actions]
-    judged_actions = [c for r in records for c in r.action_correct if c is not None]
-    judged_verdicts = [c for r in records for c in r.reflection_correct if c is not None]
+    judged = [r for r in records if r.correctness_source in JUDGES]
+    proxied = [r for r in records if r.correctness_source == "code"]
+    judged_actions = [c for r in judged for c in r.action_correct if c is not None]
+    judged_verdicts = [c for r in judged for c in r.reflection_correct if c is not None]
+    proxy_actions = [c for r in proxied for c in r.action_correct if c is not None]
+    proxy_verdicts = [c for r in proxied for c in r.reflection_correct if c is not None]
+    with_ref = [len(r.actions) / r.reference_operations for r in records if r.reference_operations > 0]
     ops = sum(a.operations_run for a in actions)
     totals = [r.totals for r in records]
     costs = [r.cost_usd for r in records if r.cost_usd is not None]
@@ -95,8 +114,15 @@ def group_metrics(records: Sequence[TaskRecord]) -> GroupMetrics:
         ss=mean(scores) if scores else None,
         aa=_ratio(sum(judged_actions), len(judged_actions)),
         ra=_ratio(sum(judged_verdicts), len(judged_verdicts)),
+        aa_proxy=_ratio(sum(proxy_actions), len(proxy_actions)),
+        ra_proxy=_ratio(sum(proxy_verdicts), len(proxy_verdicts)),
         te=sum(r.termination_error for r in records) / n if n else None,
+        harness_exits=sum(r.harness_exit for r in records) / n if n else None,
         steps=mean(len(r.actions) for r in records) if n else 0.0,
+        steps_per_ref=mean(with_ref) if with_ref else None,
+        model_calls=mean(t.model_calls for t in totals) if n else 0.0,
+        input_tokens=mean(t.input_tokens for t in totals) if n else 0.0,
+        s_per_task=mean(t.seconds for t in totals) if n else None,
         shortcut_pct=_ratio(sum(1 for a in actions if a.shortcut), len(actions)),
         s_per_op=per_op(lambda r: r.totals.seconds),
         model_s_per_op=per_op(lambda r: r.totals.model_seconds),
@@ -127,7 +153,7 @@ def with_intervals(records: Sequence[TaskRecord]) -> GroupMetrics:
     if len(repeats) < 2:
         return pooled
     per_repeat = [group_metrics([r for r in records if r.repeat == k]) for k in repeats]
-    for name in ("ss", "aa", "ra", "te"):
+    for name in ("ss", "aa", "ra", "aa_proxy", "ra_proxy", "te"):
         values = [getattr(m, name) for m in per_repeat if getattr(m, name) is not None]
         half = confidence_interval(values)
         if half is not None:

@@ -17,6 +17,15 @@ from pydantic import BaseModel, Field, ValidationError
 from mae.errors import ConfigError
 from mae.results import ExitReason, RunTotals
 
+PAPER_EXITS = frozenset(
+    {
+        ExitReason.MAX_STEPS,
+        ExitReason.CONSECUTIVE_ERRORS,
+        ExitReason.REPEATED_ACTION,
+        ExitReason.UNUSABLE_REPLY,
+    }
+)
+"""The paper's termination exits 2-5: the agent's own failures to finish."""
 Grader = Literal["code", "person", "model", "none"]
 GRADER_LABELS: dict[str, str] = {
     "code": "graded by code",
@@ -90,8 +99,15 @@ class TaskRecord(BaseModel):
 
     @property
     def termination_error(self) -> bool:
-        """Every exit but the agent's own finish is a termination error (paper §3)."""
-        return self.exit_reason is not ExitReason.FINISHED
+        """Ended by one of the paper's exits 2-5 (step limit, consecutive errors, repeated action,
+        unusable reply): the agent's own termination error. Harness exits (a refusal of a sensitive
+        action, a stop, a provider or phone failure, a crash) are not; reports count them apart."""
+        return self.exit_reason in PAPER_EXITS
+
+    @property
+    def harness_exit(self) -> bool:
+        """Ended by the harness, not by the agent: a refusal, a stop, a provider or phone failure."""
+        return self.exit_reason is not ExitReason.FINISHED and not self.termination_error
 
 
 def task_key(task_id: str, repeat: int) -> str:

@@ -1,8 +1,11 @@
 """``report.md`` and ``report.html`` of an eval folder, and ``compare`` of two folders.
 
 Both reports hold the same tables: the paper's Table 3 layout (SS, AA, RA, TE), its Table 4 layout
-(per backbone), the per-scenario and per-task tables, speed and cost (Table 5's seconds per
-operation and Shortcut usage), and how each number was graded. The HTML embeds the plots.
+(per backbone), the per-scenario and per-task tables, and how each number was graded. Every table
+also shows the code's AA/RA proxies under their own names, the harness exits apart from TE, and the
+efficiency figures (steps, steps / reference operations, model calls, input tokens, dollars and
+seconds per task, seconds per operation). The HTML embeds the plots. ``compare`` shows B - A deltas,
+with 95% intervals over the tasks both evals ran where a figure has one value per run.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mae.eval.marks import judged_records
-from mae.eval.metrics import EvalSummary, GroupMetrics, summarize
+from mae.eval.metrics import EvalSummary, GroupMetrics, confidence_interval, satisfaction, summarize
 from mae.eval.plots import grader_label, write_plots
 from mae.eval.records import TaskRecord, read_results
 from mae.memory.atomic import atomic_write_text
@@ -58,35 +61,68 @@ def model_name(records: Sequence[TaskRecord]) -> tuple[str, str]:
     return name, kind
 
 
+NOT_JUDGED = "not judged"
+
+
+def judged(m: GroupMetrics, name: str) -> str:
+    """AA or RA as the paper means them (a person's or a model judge's marks), or "not judged"."""
+    value = getattr(m, name)
+    return NOT_JUDGED if value is None else pct(value, m.ci.get(name))
+
+
 def _metric_cells(m: GroupMetrics) -> list[str]:
-    return [pct(getattr(m, k), m.ci.get(k)) for k in ("ss", "aa", "ra", "te")]
+    """The paper's four columns: SS, AA, RA (judged), TE (exits 2-5)."""
+    return [pct(m.ss, m.ci.get("ss")), judged(m, "aa"), judged(m, "ra"), pct(m.te, m.ci.get("te"))]
+
+
+def _proxy_cells(m: GroupMetrics) -> list[str]:
+    return [
+        pct(m.aa_proxy, m.ci.get("aa_proxy")),
+        pct(m.ra_proxy, m.ci.get("ra_proxy")),
+        pct(m.harness_exits),
+    ]
+
+
+PROXY_HEADERS = ["AA (code proxy) ↑", "RA (code proxy) ↑", "harness exits (%)"]
+
+
+def dollars(value: float | None) -> str:
+    return "–" if value is None else f"${value:.4f}"
+
+
+def _efficiency_cells(m: GroupMetrics) -> list[str]:
+    return [
+        num(m.steps),
+        num(m.steps_per_ref, 2),
+        num(m.model_calls),
+        f"{m.input_tokens:.0f}",
+        dollars(m.cost_usd),
+        num(m.s_per_task),
+        num(m.s_per_op, 2),
+    ]
+
+
+EFFICIENCY_HEADERS = ["steps", "steps/ref ops", "model calls", "input tokens", "$/task", "s/task", "s/op"]
 
 
 def _detail_cells(m: GroupMetrics) -> list[str]:
-    cost = "–" if m.cost_usd is None else f"${m.cost_usd:.4f}"
     return [
-        num(m.steps),
         pct(m.shortcut_pct),
-        num(m.s_per_op, 2),
         num(m.model_s_per_op, 2),
         num(m.perception_s_per_op, 2),
         num(m.execution_s_per_op, 2),
         f"{m.tokens:.0f}",
         f"{m.images:.1f}",
-        cost,
     ]
 
 
 DETAIL_HEADERS = [
-    "steps",
     "Shortcut %",
-    "s/op",
     "model s/op",
     "perception s/op",
     "execution s/op",
     "tokens/task",
     "images/task",
-    "cost/task",
 ]
 
 
@@ -118,18 +154,20 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
                 "Action Accuracy (%) ↑",
                 "Reflection Accuracy (%) ↑",
                 "Termination Error (%) ↓",
+                *PROXY_HEADERS,
+                *EFFICIENCY_HEADERS,
             ],
-            [[name, kind, *_metric_cells(overall)]],
+            [[name, kind, *_metric_cells(overall), *_proxy_cells(overall), *_efficiency_cells(overall)]],
             note="± is the 95% confidence interval over repeats." if repeats > 1 else "",
         ),
         Table(
             "By backbone (the paper's Table 4 layout)",
-            ["Model", *[f"{b}: SS ↑ · AA ↑ · RA ↑ · TE ↓" for b in backbones]],
+            ["Model", *[f"{b}: SS ↑ · AA ↑ · RA ↑ · TE ↓ · steps · $/task · s/task" for b in backbones]],
             [
                 [
                     name,
                     *[
-                        " · ".join(_metric_cells(summarize([r for r in records if r.backbone == b]).overall))
+                        _backbone_cell(summarize([r for r in records if r.backbone == b]).overall)
                         for b in backbones
                     ],
                 ]
@@ -137,9 +175,19 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
         ),
         Table(
             "Per scenario",
-            ["Scenario", "tasks", "SS", "AA", "RA", "TE", *DETAIL_HEADERS],
-            [[n, str(m.tasks), *_metric_cells(m), *_detail_cells(m)] for n, m in summary.scenarios.items()]
-            + [["**overall**", str(overall.tasks), *_metric_cells(overall), *_detail_cells(overall)]],
+            [
+                "Scenario",
+                "tasks",
+                "SS",
+                "AA",
+                "RA",
+                "TE",
+                *PROXY_HEADERS,
+                *EFFICIENCY_HEADERS,
+                *DETAIL_HEADERS,
+            ],
+            [[n, str(m.tasks), *_all_cells(m)] for n, m in summary.scenarios.items()]
+            + [["**overall**", str(overall.tasks), *_all_cells(overall)]],
         ),
     ]
     task_rows = []
@@ -157,9 +205,10 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
                 group[0].scenario,
                 str(len(group)),
                 exits,
-                num(m.steps),
                 str(refs),
                 *_metric_cells(m),
+                *_proxy_cells(m),
+                *_efficiency_cells(m),
                 graders,
             ]
         )
@@ -171,12 +220,13 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
                 "scenario",
                 "runs",
                 "exit",
-                "steps",
                 "reference ops",
                 "SS",
                 "AA",
                 "RA",
                 "TE",
+                *PROXY_HEADERS,
+                *EFFICIENCY_HEADERS,
                 "graded by",
             ],
             task_rows,
@@ -184,17 +234,23 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
     )
     notes = [
         "SS = fulfilled rubric items / all items, averaged over graded tasks. AA = correct actions / judged "
-        "actions. RA = correct Action Reflector verdicts / judged verdicts. TE = tasks that ended any way "
-        "but the agent's own finish (step limit, repeated action, consecutive errors, unusable reply, "
-        "provider or phone failure, rejection, stop, crash) / tasks.",
-        "Seconds per operation = wall time of the runs / actions; model = time waiting for models, "
-        "perception = the Perceptor, execution = actions on the phone including settling.",
+        "actions and RA = correct Action Reflector verdicts / judged verdicts, as marked by a person (or a "
+        'model judge) in the Judge view; "not judged" when nobody marked them. TE = tasks that ended by '
+        "one of the paper's exits 2-5 (step limit, consecutive errors, repeated action, unusable reply) / "
+        "tasks; harness exits (a refused sensitive action, a stop, a provider or phone failure, a crash) "
+        "are not the agent's and are counted apart.",
+        "Efficiency: steps per task, steps / the task's reference operations, model calls, input tokens, "
+        "dollars (at the backbone's list prices) and seconds per task; seconds per operation = wall time "
+        "of the runs / atomic operations; model = time waiting for models, perception = the Perceptor, "
+        "execution = actions on the phone including settling.",
     ]
     if any(r.correctness_source == "code" for r in records):
         notes.append(
-            "AA and RA graded by code (virtual suite) are proxies: an action counts as correct when it ran, "
-            "changed the phone and lost no rubric item; a verdict is correct when the Action Reflector said "
-            "A exactly for such actions. Marks made in the Judge view replace them."
+            "AA (code proxy) and RA (code proxy) are the virtual suite's estimates, not the paper's AA and "
+            "RA: an action counts as wrong when it did not change the phone, lost a rubric item the final "
+            "state lacks, or came after the run's last progress in a run that fell short; leaving a page to "
+            "explore is not wrong. A verdict is right when the Action Reflector said A exactly for the "
+            "actions counted right. Marks made in the Judge view replace them."
         )
     if any(r.grader == "model" or r.correctness_source == "model" for r in records):
         notes.append("Some grades come from a MODEL JUDGE, not a person: treat them as estimates.")
@@ -202,6 +258,14 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
     if costs:
         notes.append("Cost: estimated from list prices; " + "; ".join(sorted(costs)) + ".")
     return Report("Evaluation report", lines, tables, notes)
+
+
+def _backbone_cell(m: GroupMetrics) -> str:
+    return " · ".join([*_metric_cells(m), num(m.steps), dollars(m.cost_usd), num(m.s_per_task)])
+
+
+def _all_cells(m: GroupMetrics) -> list[str]:
+    return [*_metric_cells(m), *_proxy_cells(m), *_efficiency_cells(m), *_detail_cells(m)]
 
 
 def _md_table(table: Table) -> str:
@@ -265,13 +329,45 @@ def render_html(report: Report, plots: dict[str, Path] | None = None) -> str:
     )
 
 
+def proxy_agreement(raw: Sequence[TaskRecord], judged: Sequence[TaskRecord]) -> str:
+    """How often the code's AA/RA proxies agree with a person's marks, over the runs a person marked
+    (a sentence for the report; empty when no run has both)."""
+    by_key = {r.key: r for r in raw if r.correctness_source == "code"}
+    pairs = {"actions": [0, 0], "verdicts": [0, 0]}
+    runs = 0
+    for record in judged:
+        code = by_key.get(record.key)
+        if code is None or record.correctness_source != "person":
+            continue
+        runs += 1
+        for name, mine, theirs in (
+            ("actions", code.action_correct, record.action_correct),
+            ("verdicts", code.reflection_correct, record.reflection_correct),
+        ):
+            both = [(a, b) for a, b in zip(mine, theirs, strict=False) if a is not None and b is not None]
+            pairs[name][0] += sum(a == b for a, b in both)
+            pairs[name][1] += len(both)
+    if not runs:
+        return ""
+    parts = [f"{same} of {total} {name}" for name, (same, total) in pairs.items() if total]
+    return (
+        f"Agreement of the code proxies with a person's marks, over the {runs} run(s) a person marked: "
+        + ("; ".join(parts) or "nothing to compare")
+        + "."
+    )
+
+
 def write_reports(folder: Path | str) -> dict[str, Path]:
     """Recompute the metrics of ``folder`` (with the Judge's marks) and write the reports and plots."""
     folder = Path(folder)
-    records = judged_records(folder, read_results(folder))
+    raw = read_results(folder)
+    records = judged_records(folder, raw)
     summary = summarize(records)
     plots = write_plots(folder, summary, records)
     report = build_report(records, summary)
+    agreement = proxy_agreement(raw, records)
+    if agreement:
+        report.notes.append(agreement)
     atomic_write_text(folder / "report.md", render_markdown(report, plots))
     atomic_write_text(folder / "report.html", render_html(report, plots))
     atomic_write_text(folder / "metrics.json", summary.model_dump_json(indent=2) + "\n")
@@ -284,20 +380,52 @@ def _delta(a: float | None, b: float | None, scale: float = 100.0, digits: int =
     return f"{(b - a) * scale:+.{digits}f}"
 
 
-COMPARED: list[tuple[str, Callable[[GroupMetrics], float | None], float, int]] = [
-    ("Satisfaction Score (%)", lambda m: m.ss, 100.0, 1),
-    ("Action Accuracy (%)", lambda m: m.aa, 100.0, 1),
-    ("Reflection Accuracy (%)", lambda m: m.ra, 100.0, 1),
-    ("Termination Error (%)", lambda m: m.te, 100.0, 1),
-    ("steps per task", lambda m: m.steps, 1.0, 1),
-    ("Shortcut usage (%)", lambda m: m.shortcut_pct, 100.0, 1),
-    ("seconds per operation", lambda m: m.s_per_op, 1.0, 2),
-    ("model s/op", lambda m: m.model_s_per_op, 1.0, 2),
-    ("perception s/op", lambda m: m.perception_s_per_op, 1.0, 2),
-    ("execution s/op", lambda m: m.execution_s_per_op, 1.0, 2),
-    ("tokens per task", lambda m: m.tokens, 1.0, 0),
-    ("cost per task ($)", lambda m: m.cost_usd, 1.0, 4),
+RunValue = Callable[[TaskRecord], float | None]
+
+
+def _steps_per_ref(r: TaskRecord) -> float | None:
+    return len(r.actions) / r.reference_operations if r.reference_operations > 0 else None
+
+
+COMPARED: list[tuple[str, Callable[[GroupMetrics], float | None], float, int, RunValue | None]] = [
+    ("Satisfaction Score (%)", lambda m: m.ss, 100.0, 1, satisfaction),
+    ("Action Accuracy (%)", lambda m: m.aa, 100.0, 1, None),
+    ("Reflection Accuracy (%)", lambda m: m.ra, 100.0, 1, None),
+    ("AA (code proxy) (%)", lambda m: m.aa_proxy, 100.0, 1, None),
+    ("RA (code proxy) (%)", lambda m: m.ra_proxy, 100.0, 1, None),
+    ("Termination Error (%)", lambda m: m.te, 100.0, 1, lambda r: float(r.termination_error)),
+    ("harness exits (%)", lambda m: m.harness_exits, 100.0, 1, lambda r: float(r.harness_exit)),
+    ("steps per task", lambda m: m.steps, 1.0, 1, lambda r: float(len(r.actions))),
+    ("steps / reference ops", lambda m: m.steps_per_ref, 1.0, 2, _steps_per_ref),
+    ("model calls per task", lambda m: m.model_calls, 1.0, 1, lambda r: float(r.totals.model_calls)),
+    ("input tokens per task", lambda m: m.input_tokens, 1.0, 0, lambda r: float(r.totals.input_tokens)),
+    ("dollars per task", lambda m: m.cost_usd, 1.0, 4, lambda r: r.cost_usd),
+    ("seconds per task", lambda m: m.s_per_task, 1.0, 1, lambda r: r.totals.seconds),
+    ("seconds per operation", lambda m: m.s_per_op, 1.0, 2, None),
+    ("Shortcut usage (%)", lambda m: m.shortcut_pct, 100.0, 1, None),
+    ("model s/op", lambda m: m.model_s_per_op, 1.0, 2, None),
+    ("perception s/op", lambda m: m.perception_s_per_op, 1.0, 2, None),
+    ("execution s/op", lambda m: m.execution_s_per_op, 1.0, 2, None),
+    ("tokens per task", lambda m: m.tokens, 1.0, 0, None),
 ]
+"""Label, the group figure, display scale and digits, and the figure of one run when it has one (those
+get an interval for B - A)."""
+
+
+def paired_interval(a: Sequence[TaskRecord], b: Sequence[TaskRecord], value: RunValue) -> float | None:
+    """95% half-width of B - A for a per-run figure, paired by task: each task's mean over its runs in
+    B minus that in A, over the tasks where both have a value (None below two such tasks)."""
+
+    def per_task(records: Sequence[TaskRecord]) -> dict[str, float]:
+        values: dict[str, list[float]] = {}
+        for r in records:
+            v = value(r)
+            if v is not None:
+                values.setdefault(r.task_id, []).append(v)
+        return {task: sum(vs) / len(vs) for task, vs in values.items()}
+
+    ta, tb = per_task(a), per_task(b)
+    return confidence_interval([tb[t] - ta[t] for t in ta if t in tb])
 
 
 def compare(a: Path | str, b: Path | str) -> str:
@@ -323,19 +451,27 @@ def compare(a: Path | str, b: Path | str) -> str:
     out += [
         f"A: {grader_label(records_a)}; B: {grader_label(records_b)}",
         "",
-        "| metric | A | B | B − A |",
-        "|---|---|---|---|",
+        "| metric | A | B | B − A | 95% interval of B − A |",
+        "|---|---|---|---|---|",
     ]
 
     def show(value: float | None, scale: float, digits: int) -> str:
         return "–" if value is None else f"{value * scale:.{digits}f}"
 
-    for label, get, scale, digits in COMPARED:
+    for label, get, scale, digits, per_run in COMPARED:
         va, vb = get(sa.overall), get(sb.overall)
+        half = paired_interval(records_a, records_b, per_run) if per_run is not None else None
+        interval = "–" if half is None or va is None or vb is None else f"± {half * scale:.{digits}f}"
         out.append(
             f"| {label} | {show(va, scale, digits)} | {show(vb, scale, digits)} | "
-            f"{_delta(va, vb, scale, digits)} |"
+            f"{_delta(va, vb, scale, digits)} | {interval} |"
         )
+    out += [
+        "",
+        "Intervals are paired by task (each task's B − A, over the tasks both ran); none below two tasks "
+        "or for pooled ratios. AA and RA are a person's or model judge's marks; the code proxies are "
+        "the virtual suite's estimates.",
+    ]
     out += ["", "## Satisfaction Score per scenario (%)", ""]
     out += ["| scenario | A | B | B − A |", "|---|---|---|---|"]
     for scenario in dict.fromkeys([*sa.scenarios, *sb.scenarios]):

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from mae.agents.experience import PROVIDER_DOWN_ERRORS
 from mae.device.base import Device
 from mae.errors import ConfigError
+from mae.eval.code_proxy import ProxyAction, action_correctness, reflection_correctness
 from mae.eval.prices import estimate_cost
 from mae.eval.records import RESULTS_FILE, ActionEntry, TaskRecord, append_result, read_results, task_key
 from mae.eval.tasks import EvalTask
@@ -114,9 +115,8 @@ class StepGrader:
 def grade_record(record: TaskRecord, grader: StepGrader, result: TaskResult) -> TaskRecord:
     """Fill the grading of ``record`` from the per-step grades and the code's correctness proxies.
 
-    AA by code: an action counts as correct when it ran, changed the phone, and no rubric item was
-    lost by it. RA by code: the Action Reflector's verdict is correct when it said A exactly for the
-    actions the AA rule calls correct (verdicts the phone made itself, on refused actions, are left out).
+    AA and RA by code are proxies (see ``mae.eval.code_proxy``): an action is wrong when it did not
+    change the phone, lost an item the end state lacks, or led away from every missing item for good.
     """
     actions = record.actions
     steps = [a.step for a in actions]
@@ -134,17 +134,21 @@ def grade_record(record: TaskRecord, grader: StepGrader, result: TaskResult) -> 
     rubric_steps: list[int | None] = []
     for item in range(len(record.rubrics)):
         rubric_steps.append(next((i for i, v in enumerate(per_index) if v[item]), None))
-    action_correct: list[bool | None] = []
-    reflection_correct: list[bool | None] = []
-    for i, (entry, source) in enumerate(zip(actions, result.actions, strict=True), 1):
-        lost = any(before and not after for before, after in zip(per_index[i - 1], per_index[i], strict=True))
-        correct = bool(entry.executed and entry.effect and not lost)
-        action_correct.append(correct)
-        self_judged = (
-            not entry.executed or source.stopped or (source.error or "").startswith("the phone refused")
+    proxied = [
+        ProxyAction(
+            executed=entry.executed,
+            effect=entry.effect,
+            outcome=entry.outcome,
+            self_judged=not entry.executed
+            or bool(source.stopped)
+            or (source.error or "").startswith("the phone refused"),
         )
-        no_reflector = record.agent == "v1"  # Mobile-Agent v1 has no Action Reflector (paper: RA "-")
-        reflection_correct.append(None if self_judged or no_reflector else (entry.outcome == "A") == correct)
+        for entry, source in zip(actions, result.actions, strict=True)
+    ]
+    correct = action_correctness(per_index, proxied)
+    action_correct: list[bool | None] = list(correct)
+    # Mobile-Agent v1 has no Action Reflector (paper: RA "-")
+    reflection_correct = reflection_correctness(correct, proxied, has_reflector=record.agent != "v1")
     return record.model_copy(
         update={
             "grader": "code",

@@ -8,7 +8,6 @@ data directory may add or replace tasks (matched by ``task_id``) with its own ``
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +20,7 @@ from mae.device.virtual.phone import VirtualPhone
 from mae.device.virtual.realism import Realism
 from mae.device.virtual.state import PhoneState
 from mae.errors import ConfigError
+from mae.eval.note_text import clauses, contains, negated, normalise, sentences
 from mae.eval.reference import RefAction, compile_plan
 
 TASKS_FILE = Path(__file__).parent / "data" / "virtual_tasks.json"
@@ -30,15 +30,61 @@ SUITE_FILES: dict[str, Path] = {"basic": TASKS_FILE, "hard": HARD_TASKS_FILE}
 """``basic``: 17 short tasks without realism; ``hard``: the Mobile-Eval-E mirror with realism on."""
 USER_TASKS_FILE = "tasks.json"
 SEARCH_EVENTS = ("search", "scholar_search")
-
-
-def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", text.lower().replace(",", "")).strip()
+SEARCH_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "new york": ("nyc", "new york city", "ny"),
+    "los angeles": ("la", "l.a."),
+    "ohare": ("o'hare", "ord"),
+    "toilet paper": ("bath tissue",),
+}
+"""Other ways a person writes a search term: each counts as the term."""
+NOTE_EVENTS = ("create_note", "open_note")
+SEEN_ALSO: dict[str, tuple[str, ...]] = {"maps:result:": ("maps:rating:", "maps:hours:")}
+"""What a row of a list shows besides itself: a Maps result row shows the place's rating and its
+opening status, so seeing the row counts as seeing them, wherever the agent saw it."""
 
 
 def _has_term(query_tokens: list[str], term: str) -> bool:
-    wanted = tokens(term)
-    return bool(wanted) and all(word in query_tokens for word in wanted)
+    for form in (term, *SEARCH_SYNONYMS.get(term.lower(), ())):
+        wanted = tokens(form)
+        if wanted and all(word in query_tokens for word in wanted):
+            return True
+    return False
+
+
+def _seen_keys(state: PhoneState) -> set[str]:
+    seen = set(state.seen)
+    for key in state.seen:
+        for prefix, also in SEEN_ALSO.items():
+            if key.startswith(prefix):
+                seen.update(other + key[len(prefix) :] for other in also)
+    return seen
+
+
+def final_note(state: PhoneState) -> str | None:
+    """The text of the note the agent wrote or opened last (seeded notes aside), or None.
+
+    Graders judge this note, the artefact the task leaves behind, not every scratch note written on
+    the way.
+    """
+    written = {str(note.id): note for note in state.notes if not note.seeded}
+    if not written:
+        return None
+    touched = [e.value for e in state.events if e.kind in NOTE_EVENTS and e.value in written]
+    last = written[touched[-1]] if touched else list(written.values())[-1]
+    return last.text
+
+
+class Fact(BaseModel):
+    """A fact a note must state: one of ``item`` and one of ``values`` in the same clause."""
+
+    item: list[str]
+    values: list[str]
+
+    def stated_in(self, raw: str) -> bool:
+        return any(
+            any(contains(clause, i) for i in self.item) and any(contains(clause, v) for v in self.values)
+            for clause in clauses(raw)
+        )
 
 
 class Check(BaseModel):
@@ -52,13 +98,33 @@ class Check(BaseModel):
     - ``final_screen``: the task ended on ``app``'s ``screen`` (any screen of ``app`` when ``screen`` is
       empty; showing ``item`` if given).
     - ``route``: the task ended on the directions screen with the route to place ``item``.
-    - ``note``: a note written during the task matches at least ``min_groups`` of ``groups`` (a group
-      matches when the note contains one of its phrases; default: all groups) and none of ``exclude``.
-    - ``cart``: the ``store`` cart holds at least ``min`` of the products ``values``.
+    - ``note``: the final note (the one written or opened last) matches at least ``min_groups`` of
+      ``groups`` (a group matches when the note contains one of its phrases; default: all groups),
+      states every one of ``facts`` (an item and its value in one clause), and names none of
+      ``exclude`` except in a sentence that speaks against it ("oranges are not on sale"). Phrases
+      match equivalent forms: 24-hour times, prices with or without ``$``, ``.00`` or thousands commas.
+    - ``cart``: the ``store`` cart holds at least ``min`` of the products ``values`` (and nothing else
+      when ``only``).
+    - ``any`` / ``all``: one / every check of ``checks`` passes (route-independent rubric items:
+      a place selected from its page or from the list's Directions button).
+
+    ``negate`` turns any check into its opposite ("did not stop at the Spirit flight"). A search term
+    also matches its usual other forms (NYC for New York), and a ``seen`` key also counts when a list
+    row that shows it was on screen (a Maps result row shows the rating and the hours).
     """
 
     kind: Literal[
-        "opened_app", "opened_after", "searched", "event", "seen", "final_screen", "route", "note", "cart"
+        "opened_app",
+        "opened_after",
+        "searched",
+        "event",
+        "seen",
+        "final_screen",
+        "route",
+        "note",
+        "cart",
+        "any",
+        "all",
     ]
     app: str = ""
     after: str = ""
@@ -74,10 +140,20 @@ class Check(BaseModel):
     min_groups: int | None = None
     exclude: list[str] = Field(default_factory=list)
     store: str = ""
+    facts: list[Fact] = Field(default_factory=list)
+    only: bool = False
+    checks: list[Check] = Field(default_factory=list)
+    negate: bool = False
 
     def passed(self, state: PhoneState) -> bool:
         """Whether the final ``state`` satisfies this check."""
-        return bool(getattr(self, f"_check_{self.kind}")(state))
+        return bool(getattr(self, f"_check_{self.kind}")(state)) != self.negate
+
+    def _check_any(self, state: PhoneState) -> bool:
+        return any(check.passed(state) for check in self.checks)
+
+    def _check_all(self, state: PhoneState) -> bool:
+        return bool(self.checks) and all(check.passed(state) for check in self.checks)
 
     def _opens(self, state: PhoneState, app: str) -> list[int]:
         return [e.step for e in state.events if e.kind == "open_app" and e.value == app]
@@ -110,10 +186,11 @@ class Check(BaseModel):
         return len(found) >= self.min
 
     def _check_seen(self, state: PhoneState) -> bool:
+        seen = _seen_keys(state)
         if self.values:
-            found = set(self.values) & set(state.seen)
+            found = set(self.values) & seen
         else:
-            found = {key for key in state.seen if key.startswith(self.prefix)}
+            found = {key for key in seen if key.startswith(self.prefix)}
         return len(found) >= self.min
 
     def _check_final_screen(self, state: PhoneState) -> bool:
@@ -130,20 +207,25 @@ class Check(BaseModel):
         )
 
     def _check_note(self, state: PhoneState) -> bool:
+        raw = final_note(state)
+        if raw is None:
+            return False
+        text = normalise(raw)
         needed = len(self.groups) if self.min_groups is None else self.min_groups
-        for note in state.notes:
-            if note.seeded:
-                continue
-            text = _normalise(note.text)
-            if any(_normalise(x) in text for x in self.exclude):
-                continue
-            hits = sum(1 for group in self.groups if any(_normalise(p) in text for p in group))
-            if hits >= needed:
-                return True
-        return False
+        if sum(1 for group in self.groups if any(contains(text, p) for p in group)) < needed:
+            return False
+        if not all(fact.stated_in(raw) for fact in self.facts):
+            return False
+        return not any(
+            contains(sentence, x) and not negated(sentence)
+            for sentence in sentences(raw)
+            for x in self.exclude
+        )
 
     def _check_cart(self, state: PhoneState) -> bool:
         held = {item.product_id for item in state.carts.get(self.store, [])}
+        if self.only and held - set(self.values):
+            return False
         return len(held & set(self.values)) >= self.min
 
 

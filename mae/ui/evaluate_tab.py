@@ -189,7 +189,8 @@ def summary_markdown(folder: Path | None) -> str:
     m = group_metrics(records)
     return (
         f"**Overall** ({grader_label(records)}): SS **{pct(m.ss)}** · AA {pct(m.aa)} · RA {pct(m.ra)} · "
-        f"TE {pct(m.te)} · {m.steps:.1f} steps per task · reports in `{folder}`"
+        f"TE {pct(m.te)} · AA (code proxy) {pct(m.aa_proxy)} · RA (code proxy) {pct(m.ra_proxy)} · "
+        f"{m.steps:.1f} steps per task · reports in `{folder}`"
     )
 
 

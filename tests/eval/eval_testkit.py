@@ -61,7 +61,7 @@ def record(
         actions=actions,
         action_correct=action_correct if action_correct is not None else [o == "A" for o in outcomes],
         reflection_correct=reflection_correct if reflection_correct is not None else [True] * steps,
-        correctness_source="code",
+        correctness_source=extra.pop("correctness_source", "code"),
         totals=RunTotals(**(totals or {"steps": steps, "seconds": 3.0 * steps})),
         **extra,
     )

@@ -336,7 +336,7 @@ def test_eval_honours_the_run_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 @pytest.mark.parametrize("agent", ["v2", "v1"])
-def test_eval_runs_the_baselines_and_counts_a_provider_failure_as_termination_error(
+def test_eval_runs_the_baselines_and_counts_a_provider_failure_as_a_harness_exit(
     phone: VirtualPhone, tmp_path: Path, agent: str
 ) -> None:
     from mae.config import LoopSettings
@@ -352,14 +352,17 @@ def test_eval_runs_the_baselines_and_counts_a_provider_failure_as_termination_er
         )
         assert server.requests  # the baseline asked its model
     (record,) = read_results(out)
-    assert record.agent == agent and record.exit_reason.value == "model_error" and record.termination_error
+    assert record.agent == agent and record.exit_reason.value == "model_error" and record.harness_exit
     assert record.grader == "code" and record.curve == [0.0]
     assert (
         main(cli(server, tmp_path / "evo", "--suite", "virtual", "--agent", agent, "--setting", "evolution"))
         == 2
     )
     name = "Mobile-Agent-v2 | Multi-Agent" if agent == "v2" else "Mobile-Agent-v1 | Single-Agent"
-    assert f"| {name} | 0.0 | – | – | 100.0 |" in (out / "report.md").read_text()
+    # a provider failure is the harness's exit, not the agent's termination error
+    assert (
+        f"| {name} | 0.0 | not judged | not judged | 0.0 | – | – | 100.0 |" in (out / "report.md").read_text()
+    )
 
 
 def test_eval_cli_a_provider_outage_stops_the_eval_and_scores_nothing(

@@ -18,14 +18,23 @@ from mae.eval.metrics import (
 )
 from mae.results import ExitReason
 
+PAPER_EXITS = {
+    ExitReason.MAX_STEPS,
+    ExitReason.CONSECUTIVE_ERRORS,
+    ExitReason.REPEATED_ACTION,
+    ExitReason.UNUSABLE_REPLY,
+}
+
 
 @pytest.mark.parametrize("reason", list(ExitReason))
-def test_eval_termination_error_is_every_exit_but_finished(reason: ExitReason) -> None:
+def test_eval_termination_error_is_the_papers_exits_and_harness_exits_count_apart(reason: ExitReason) -> None:
     records = [record("a", exit_reason=reason), record("b")]
     metrics = group_metrics(records)
-    expected = 0.0 if reason is ExitReason.FINISHED else 0.5
-    assert metrics.te == expected
-    assert records[0].termination_error is (reason is not ExitReason.FINISHED)
+    assert metrics.te == (0.5 if reason in PAPER_EXITS else 0.0)
+    harness = reason is not ExitReason.FINISHED and reason not in PAPER_EXITS  # refusal, stop, outage, crash
+    assert metrics.harness_exits == (0.5 if harness else 0.0)
+    assert records[0].termination_error is (reason in PAPER_EXITS)
+    assert records[0].harness_exit is harness
 
 
 def test_eval_satisfaction_gives_partial_credit_and_averages_tasks() -> None:
@@ -39,13 +48,39 @@ def test_eval_satisfaction_gives_partial_credit_and_averages_tasks() -> None:
 
 def test_eval_action_and_reflection_accuracy_pool_all_judged_items() -> None:
     a = record(
-        "a", outcomes="AAB", action_correct=[True, True, False], reflection_correct=[True, False, True]
+        "a",
+        outcomes="AAB",
+        action_correct=[True, True, False],
+        reflection_correct=[True, False, True],
+        correctness_source="person",
     )
-    b = record("b", outcomes="AC", action_correct=[True, None], reflection_correct=[None, None])
+    b = record(
+        "b",
+        outcomes="AC",
+        action_correct=[True, None],
+        reflection_correct=[None, None],
+        correctness_source="person",
+    )
     metrics = group_metrics([a, b])
     assert metrics.aa == pytest.approx(3 / 4)  # the unjudged action is left out
     assert metrics.ra == pytest.approx(2 / 3)
+    assert metrics.aa_proxy is None and metrics.ra_proxy is None
     assert group_metrics([record("c", action_correct=[None] * 3, reflection_correct=[None] * 3)]).aa is None
+
+
+def test_eval_code_judged_accuracy_is_a_proxy_in_its_own_columns() -> None:
+    from mae.eval.report import build_report
+
+    code = record(
+        "a", outcomes="AAB", action_correct=[True, True, False], reflection_correct=[True, True, False]
+    )
+    metrics = group_metrics([code])
+    assert metrics.aa is None and metrics.ra is None  # the paper's AA/RA: nobody judged them
+    assert metrics.aa_proxy == pytest.approx(2 / 3) and metrics.ra_proxy == pytest.approx(2 / 3)
+    overall = build_report([code], summarize([code])).tables[0]
+    row = dict(zip(overall.headers, overall.rows[0], strict=True))
+    assert row["Action Accuracy (%) ↑"] == "not judged" and row["Reflection Accuracy (%) ↑"] == "not judged"
+    assert row["AA (code proxy) ↑"] == "66.7" and row["RA (code proxy) ↑"] == "66.7"
 
 
 def test_eval_steps_shortcuts_speed_tokens_and_cost() -> None:

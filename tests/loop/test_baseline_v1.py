@@ -61,6 +61,7 @@ def test_v1_completes_a_multi_app_task(run: RunFn, phone: VirtualPhone, fake_ser
     assert "Action: Open app (Amazon) (done)" in last and "Search Amazon; coordinates: [" not in last
     assert script.agent_requests[-1].image_count == 1
     assert "Texts and icons recognised on the screen" in last
+    assert "### Tips ###" in last and "sign in as a guest" in last  # E's initial Tips (E paper, §4)
     roles = {e.data["role"] for e in events if e.type == "model_call"}
     assert roles == {"v1_agent", "v1_check"}
     stages = {e.data["stage"] for e in events if e.type == "stage_started"}

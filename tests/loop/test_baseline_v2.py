@@ -66,6 +66,9 @@ def test_v2_completes_a_multi_app_task_with_its_memory_unit(
     assert all(r.image_count == 1 for r in script.requests["operator"])
     last_decision = script.requests["operator"][-1].text
     assert "### Task Progress ###\n8 operation(s) done." in last_decision
+    # the same initial Tips as Mobile-Agent-E (the E paper's comparison, §4)
+    assert "### Tips ###" in last_decision and "sign in as a guest" in last_decision
+    assert "Close any pop-up windows" in script.requests["operator"][0].text
     planning = script.requests["manager"][0].text
     assert 'Open_App("Amazon")' in planning and "coordinates:" not in planning
     roles = [e.data["role"] for e in events if e.type == "model_call"]

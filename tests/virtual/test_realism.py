@@ -213,3 +213,21 @@ def test_same_seed_same_phone_other_seed_other_dialogs() -> None:
 
     assert run(3) == run(3)
     assert len({tuple(run(seed)[1]) for seed in range(4)}) > 1
+
+
+def test_permission_wording_and_sign_in_wording_vary_as_on_a_real_phone() -> None:
+    from mae.device.virtual.realism import RealismRuntime
+
+    runtime = RealismRuntime(Realism(enabled=True, loading=False, slow_open=False), clock=lambda: 0.0)
+    notify = runtime._notifications("Amazon")
+    assert [b.label for b in notify.buttons] == ["Allow", "Don't allow"]  # no "While using the app"
+    location = runtime._permission("Maps", "access this device's location")
+    assert "While using the app" in [b.label for b in location.buttons]
+    wordings = set()
+    for seed in range(12):
+        runtime = RealismRuntime(Realism(enabled=True, seed=seed), clock=lambda: 0.0)
+        for app in ("Amazon", "Walmart", "X", "Maps"):
+            nag = runtime._nag(app)
+            assert "Not now" in [b.label for b in nag.buttons]  # always dismissable the same way
+            wordings.add(nag.body.replace(app, "{app}"))
+    assert len(wordings) >= 3

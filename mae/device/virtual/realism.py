@@ -35,6 +35,13 @@ NOTIFY_APPS_P = 0.6
 FIRST_RUN_P = 0.7
 SLOW_OPEN_P = 0.5
 LOCATION_APPS = ("maps",)
+NAG_WORDING = [
+    ("Sign in to {app}", "Save your searches and get recommendations made for you."),
+    ("Sign in for a better experience", "Keep your history and settings in sync across your devices."),
+    ("Get more from {app}", "Sign in to track orders, save favourites and see personal picks."),
+    ("Welcome back", "Sign in to {app} to pick up where you left off."),
+]
+"""Sign-in sheet wording, drawn per app and seed (every variant keeps "Not now")."""
 DISMISS_LABELS = ("close", "Got it", "Not now", "Don't allow", "Reject all", "OK", "No thanks")
 """Labels of the buttons that dismiss a dialog without side effects (authoring tools look for them)."""
 
@@ -123,7 +130,7 @@ class RealismRuntime:
         if kind in LOCATION_APPS:
             self.dialogs.append(self._permission(label, "access this device's location"))
         elif kind not in ("notes", "list") and rng.random() < NOTIFY_APPS_P:
-            self.dialogs.append(self._permission(label, "send you notifications"))
+            self.dialogs.append(self._notifications(label))
 
     def on_event(self, app: str, kind: str) -> None:
         """An app did something: searches load for a while and may trigger the sign-in nag."""
@@ -190,12 +197,22 @@ class RealismRuntime:
         ]
         return dialog
 
+    def _notifications(self, app: str) -> Dialog:
+        """Android's notification permission: Allow / Don't allow (no "while using the app")."""
+        dialog = Dialog(kind="permission", app=app, title=f"Allow {app} to send you notifications?", body="")
+        dialog.buttons = [
+            Button("Allow", lambda: self._dismiss(dialog, "allow")),
+            Button("Don't allow", lambda: self._dismiss(dialog, "deny")),
+        ]
+        return dialog
+
     def _nag(self, app: str) -> Dialog:
+        title, body = NAG_WORDING[self.settings.rng("nag", app).randrange(len(NAG_WORDING))]
         dialog = Dialog(
             kind="sign_in",
             app=app,
-            title=f"Sign in to {app}",
-            body="Save your searches and get recommendations made for you.",
+            title=title.format(app=app),
+            body=body.format(app=app),
             style="sheet",
         )
 

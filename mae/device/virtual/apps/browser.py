@@ -249,6 +249,8 @@ class BrowserApp(App):
                     c.text(48, y + 60, "Your search did not match any articles", size=theme.BODY, anchor="lm")
             for paper in papers:
                 y = self._paper_row(c, view, y, paper)
+            if papers:
+                y = widgets.list_end(c, view, y, f"scholar:list_end:{screen.item}")
             view.end(y)
 
     def screen_citations(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
@@ -268,6 +270,9 @@ class BrowserApp(App):
             y += 30
             for paper in papers:
                 y = self._paper_row(c, view, y, paper)
+            shown = f"{len(papers)} most relevant of {fmt_count(cited.citations)}" if papers else "No"
+            end = f"{shown} citing articles shown"
+            y = widgets.list_end(c, view, y, f"scholar:list_end:citations:{cited.id}", end)
             view.end(y)
 
     def screen_paper(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:

@@ -167,6 +167,8 @@ class MapsApp(App):
                     widgets.divider(c, y + RESULT_H - 2)
                     c.mark_seen(f"maps:result:{place.id}")
                 y += RESULT_H
+            if places:
+                y = widgets.list_end(c, view, y, f"maps:list_end:{screen.item}")
             view.end(y)
 
     # ---------------------------------------------------------------- place page

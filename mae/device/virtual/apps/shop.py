@@ -181,6 +181,8 @@ class ShopApp(App):
             y = 110.0
             for product in products:
                 y = self._row(c, view, y, product)
+            if products:
+                y = widgets.list_end(c, view, y, f"{self.store.id}:list_end:{screen.item}")
             view.end(y)
 
     def screen_product(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from mae.device.virtual import icons, theme
 from mae.device.virtual.apps.base import Host, TextField
-from mae.device.virtual.canvas import Canvas, DBox
+from mae.device.virtual.canvas import Canvas, DBox, ScrollView
 
 Action = Callable[[], object]
 
@@ -131,6 +131,15 @@ def chip(c: Canvas, x: float, y: float, label: str, action: Action, height: floa
     c.text(x + 32, y + height / 2, label, size=theme.SMALL, anchor="lm")
     c.tap(box, action, label)
     return x + width
+
+
+def list_end(c: Canvas, view: ScrollView, y: float, seen: str, text: str = "End of results") -> float:
+    """The marker under the last row of a list (``seen`` is recorded when it is on screen); returns the
+    y below it. Graders use it: a list seen to its end was seen whole, whatever query made it."""
+    with view.row(y, 120):
+        c.text(c.dw / 2, y + 60, text, size=theme.BODY, color=theme.TEXT_2, anchor="mm")
+        c.mark_seen(seen)
+    return y + 120
 
 
 def divider(c: Canvas, y: float, left: float = 0, right: float | None = None) -> None:
