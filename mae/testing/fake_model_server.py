@@ -73,6 +73,23 @@ class RecordedRequest:
         return "\n".join(parts)
 
     @property
+    def image_sizes(self) -> list[tuple[int, int]]:
+        """``(width, height)`` of every image the request carries, in order."""
+        import base64
+        import io
+
+        from PIL import Image
+
+        sizes: list[tuple[int, int]] = []
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            for part in content if isinstance(content, list) else []:
+                if part.get("type") == "image_url":
+                    data = part["image_url"]["url"].split(",", 1)[1]
+                    sizes.append(Image.open(io.BytesIO(base64.b64decode(data))).size)
+        return sizes
+
+    @property
     def image_count(self) -> int:
         count = 0
         for message in self.body.get("messages", []):
