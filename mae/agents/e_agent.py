@@ -96,16 +96,16 @@ class MobileAgentE:
         if self.parallel_notetaker:
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mae-notetaker")
             snapshot = memory.model_copy(deep=True)
-            notes_future = pool.submit(self._notes, run, snapshot, after)
+            notes_future = pool.submit(self._notes, run, snapshot, after, record)
         try:
             judged, _ = run.stage("reflector", run_reflector)
             verdict = require(judged, "Action Reflector")
             record.outcome = verdict.outcome
             if failure and record.outcome == "A":
                 record.outcome = "B"  # the Shortcut did not run to its end: not what was expected
-            if record.outcome == "A":
-                memory.progress = verdict.progress
-            else:
+            if not (failure and verdict.outcome == "A"):  # a Shortcut cut short made no progress it claims
+                memory.progress = reflector.progress_after(record.outcome, memory.progress, verdict.progress)
+            if record.outcome != "A":
                 record.error = "; ".join(x for x in (verdict.error_description, failure) if x)
             run.emit(
                 "outcome", outcome=record.outcome, progress=memory.progress, error_description=record.error
@@ -113,7 +113,7 @@ class MobileAgentE:
             if notes_future is not None:
                 notes, _ = run.stage("notetaker", notes_future.result)
             else:
-                notes, _ = run.stage("notetaker", lambda: self._notes(run, memory, after))
+                notes, _ = run.stage("notetaker", lambda: self._notes(run, memory, after, record))
         finally:
             if pool is not None:
                 pool.shutdown(wait=True)
@@ -122,8 +122,13 @@ class MobileAgentE:
 
     @staticmethod
     def _notes(
-        run: RunContext, memory: WorkingMemory, after: Screen
+        run: RunContext, memory: WorkingMemory, after: Screen, record: ActionRecord
     ) -> AgentResult[notetaker.NotetakerReply]:
         return notetaker.take_notes(
-            run.client, memory, after, on_turn=run.on_turn, prompts_dir=run.prompts_dir
+            run.client,
+            memory,
+            after,
+            action=record.text,
+            on_turn=run.on_turn,
+            prompts_dir=run.prompts_dir,
         )

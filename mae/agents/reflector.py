@@ -45,6 +45,18 @@ def parse_reply(text: str) -> ReflectorReply:
     return ReflectorReply(outcome=outcome, error_description=error, progress=sections["Progress Status"])
 
 
+def progress_after(outcome: Outcome, previous: str, written: str) -> str:
+    """The progress W_G after an action judged ``outcome``: the Reflector's for A; for B or C the
+    previous progress, with what the Reflector added after it when it kept that progress word for word
+    (a failed action makes no progress, but it can show something, such as the end of a list)."""
+    if outcome == "A":
+        return written
+    kept, new = " ".join(previous.split()), " ".join(written.split())
+    if kept and new.startswith(kept) and len(new) > len(kept):
+        return written.strip()
+    return previous
+
+
 def _keyboard(screen: Screen) -> str:
     return "keyboard shown" if screen.perception.keyboard_active else "keyboard hidden"
 
