@@ -33,6 +33,13 @@ class MobileAgentE:
     def decide(self, run: RunContext, screen: Screen) -> Decision:
         memory, settings = run.memory, run.settings
         escalate = memory.recent_errors(settings.escalate_after_errors) if memory.error_flag else []
+        if (
+            memory.plan
+            and not escalate
+            and settings.skip_planning_while_loading
+            and screen.perception.still_loading
+        ):
+            return self._act(run, screen)  # nothing to plan on yet: the plan and subgoal stand
         planned, _ = run.stage(
             "manager",
             lambda: manager.plan(
@@ -49,6 +56,10 @@ class MobileAgentE:
         memory.plan, memory.subgoal = plan.plan, plan.subgoal
         if plan.finished:
             return Finish("the Manager judged the task finished")
+        return self._act(run, screen)
+
+    def _act(self, run: RunContext, screen: Screen) -> Decision:
+        memory, settings = run.memory, run.settings
         acted, _ = run.stage(
             "operator",
             lambda: operator.act(
@@ -93,7 +104,8 @@ class MobileAgentE:
 
         notes_future: Future[AgentResult[notetaker.NotetakerReply]] | None = None
         pool: ThreadPoolExecutor | None = None
-        if self.parallel_notetaker:
+        skip_notes = run.settings.skip_planning_while_loading and after.perception.still_loading
+        if self.parallel_notetaker and not skip_notes:
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mae-notetaker")
             snapshot = memory.model_copy(deep=True)
             notes_future = pool.submit(self._notes, run, snapshot, after, record)
@@ -110,6 +122,8 @@ class MobileAgentE:
             run.emit(
                 "outcome", outcome=record.outcome, progress=memory.progress, error_description=record.error
             )
+            if skip_notes:
+                return None  # nothing to note on a screen that is still loading: the notes stand
             if notes_future is not None:
                 notes, _ = run.stage("notetaker", notes_future.result)
             else:
