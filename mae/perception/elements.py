@@ -35,8 +35,10 @@ class Element(BaseModel):
     source: str = Field("", description="backend that produced it: rapidocr, contour, virtual, ...")
     score: float = 1.0
     role: Role = Field("", description="from the accessibility tree: button (clickable), field (editable)")
-    named_by: Literal["", "ocr", "a11y", "caption", "virtual"] = Field(
-        "", description="where an icon's name came from ('' for unnamed icons and plain OCR text)"
+    named_by: Literal["", "ocr", "a11y", "caption", "virtual", "layout"] = Field(
+        "",
+        description="where an icon's name came from ('' for unnamed icons and plain OCR text; 'layout': "
+        "its place on screen, as the navigation bar's buttons)",
     )
 
     @property
