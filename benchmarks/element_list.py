@@ -10,7 +10,11 @@ with the same OCR and icon detector: ``before`` (vision only, no tidy-up: the ol
 - recall of what tasks need: for every distinct target a reference ``Tap`` hits, an element whose
   centre lies in it, and an element whose text names it (the text drawn inside it, or its icon's
   name when it has no text); these must not drop;
-- caption requests per task if captions were on (icons with no a11y name; a cache as in a run).
+- caption requests per task if captions were on (icons with no a11y name; a cache as in a run);
+- ``no_tree_no_captions``: the list a custom endpoint gets on a screen without an accessibility tree
+  (a WebView) when no ``captioner`` is set: elements and unnamed icons per screen, near duplicates
+  (the same text, any case, twice within 160 px) per screen, and the recall of tap targets and of
+  their labels.
 
     python benchmarks/element_list.py               # summary
     python benchmarks/element_list.py --json --screens 60
@@ -132,8 +136,21 @@ def named(perception: Perception, label: str) -> bool:
     )
 
 
+def near_duplicates(perception: Perception, reach: int = 160) -> int:
+    """Pairs of elements with the same text (any case) whose centres lie within ``reach`` pixels."""
+    named_elements = [e for e in perception.elements if e.text]
+    pairs = 0
+    for i, first in enumerate(named_elements):
+        for second in named_elements[i + 1 :]:
+            if first.text.casefold() != second.text.casefold():
+                continue
+            dx, dy = first.center[0] - second.center[0], first.center[1] - second.center[1]
+            pairs += dx * dx + dy * dy <= reach * reach
+    return pairs
+
+
 def mean(values: list[float]) -> float:
-    return round(statistics.fmean(values), 1) if values else 0.0
+    return round(statistics.fmean(values), 2) if values else 0.0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,11 +171,24 @@ def main(argv: list[str] | None = None) -> int:
         }
         after = Perceptor(ocr, icons, captioners["a11y_on"])
         vision = Perceptor(ocr, icons, captioners["a11y_off"], a11y="off")
+        bare = Perceptor(ocr, icons, a11y="off")  # a WebView on a custom endpoint without a captioner
+        bare_rows: list[dict[str, float]] = []
         rows: list[dict[str, Any]] = []
         missed: list[str] = []
         requests: dict[str, dict[str, int]] = {"a11y_on": {}, "a11y_off": {}}
         for shot in shots:
             old = before.perceive(shot.image, shot.keyboard)
+            plain = bare.perceive(shot.image, shot.keyboard)
+            bare_rows.append(
+                {
+                    "elements": len(plain.elements),
+                    "unnamed_icons": sum(1 for e in plain.icons if not e.text),
+                    "duplicates": near_duplicates(plain),
+                    "needed": len(shot.needed),
+                    "hit": sum(covered(plain, b) for b in shot.needed),
+                    "labels": sum(named(plain, t) for t in shot.labels),
+                }
+            )
             for name, perceptor in (("a11y_on", after), ("a11y_off", vision)):
                 sent = captioners[name].requests
                 source: TreeSource | None = shot.tree_source if name == "a11y_on" else None
@@ -225,6 +255,13 @@ def main(argv: list[str] | None = None) -> int:
         "missed_after": missed,
         "label_recall_before": round(sum(r["labels"][0] for r in rows) / max(1, needed), 4),
         "label_recall_after": round(sum(r["labels"][1] for r in rows) / max(1, needed), 4),
+        "no_tree_no_captions": {
+            "elements_per_screen": mean([r["elements"] for r in bare_rows]),
+            "unnamed_icons_per_screen": mean([r["unnamed_icons"] for r in bare_rows]),
+            "near_duplicates_per_screen": mean([r["duplicates"] for r in bare_rows]),
+            "target_recall": round(sum(r["hit"] for r in bare_rows) / max(1, needed), 4),
+            "label_recall": round(sum(r["labels"] for r in bare_rows) / max(1, needed), 4),
+        },
         "caption_requests_per_task": {
             name: round(statistics.fmean(per.values()), 2) if per else 0.0 for name, per in requests.items()
         },
@@ -256,6 +293,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    not in the list after: {line}")
     caps = report["caption_requests_per_task"]
     print(f"  caption requests per task: a11y on {caps['a11y_on']}, a11y off {caps['a11y_off']}")
+    bare = report["no_tree_no_captions"]
+    print(
+        f"  no tree, no captions: {bare['elements_per_screen']} elements and "
+        f"{bare['unnamed_icons_per_screen']} unnamed icons per screen, "
+        f"{bare['near_duplicates_per_screen']} near duplicates; "
+        f"target recall {bare['target_recall']:.1%}, label recall {bare['label_recall']:.1%}"
+    )
     return 0
 
 

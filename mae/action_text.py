@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from mae import reply_text
 from mae.actions import ATOMIC_ACTIONS, ActionCall, OpenApp, atomic_argument_names, make_atomic
-from mae.agents import parsing
 from mae.errors import ActionError
 
 ACTION_ALIASES: dict[str, str] = {
@@ -55,13 +55,31 @@ def canonical_action_name(name: str, shortcuts: Iterable[str] = ()) -> str:
     return ACTION_ALIASES.get(key, name.strip())
 
 
+_COORDINATE_KEY = re.compile(r"^[xy]\d*$")
+_PIXELS = re.compile(r"^\s*([+-]?\d{1,12}(?:\.\d{1,6})?)\s*(?:px|pixels?)\s*$", re.I)
+"""A coordinate written with its unit (``"540px"``, ``"540 px"``): the number is the coordinate."""
+
+
+def _without_unit(key: str, value: Any) -> Any:
+    """``value`` as a number when ``key`` is a coordinate written with a pixel unit, else as given."""
+    if not isinstance(value, str) or not _COORDINATE_KEY.match(key):
+        return value
+    match = _PIXELS.match(value)
+    if match is None:
+        return value
+    number = float(match.group(1))
+    return int(number) if number.is_integer() else number
+
+
 def canonical_arguments(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """``arguments`` of the operation ``name`` with ``ARGUMENT_ALIASES`` renamed and a tap's point
-    list (``{"coordinate": [540, 1200]}``) split into ``x`` and ``y``; anything else as given."""
+    """``arguments`` of the operation ``name`` with ``ARGUMENT_ALIASES`` renamed, a tap's point list
+    (``{"coordinate": [540, 1200]}``) split into ``x`` and ``y`` and a pixel unit after a coordinate
+    (``"540px"``) dropped; anything else as given."""
     aliases = ARGUMENT_ALIASES.get(name, {})
     out: dict[str, Any] = {}
     for key, value in arguments.items():
         target = aliases.get(key, key)
+        value = _without_unit(target, value)
         out[key if target in arguments else target] = value  # a name given both ways: both kept, refused
     if name == "Tap" and "x" not in out and "y" not in out:
         for key in POINT_KEYS:
@@ -91,8 +109,11 @@ def _call_from_json(data: Any, shortcuts: Iterable[str]) -> ActionCall:
     if argument_key is not None:
         arguments = data[argument_key]
         if isinstance(arguments, str) and arguments.strip().startswith("{"):
-            arguments = parsing.load_json(arguments, "the action's arguments")  # OpenAI tool-call style
+            arguments = reply_text.load_json(arguments, "the action's arguments")  # OpenAI tool-call style
         arguments = arguments or {}
+        if isinstance(arguments, list) and all(not isinstance(v, dict) for v in arguments):
+            # "arguments": [540, 1200]: in the operation's order, as a call writes them
+            return _positional_call(canonical_action_name(data[name_key], shortcuts), arguments, {})
         if not isinstance(arguments, dict):
             raise ActionError('"arguments" must be a JSON object mapping argument names to values')
     else:
@@ -178,7 +199,7 @@ def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
     the registry (and ``shortcuts``) ignoring case and separators. Raises ``ActionError`` with a message
     fit to send back to the model.
     """
-    body = _FENCE_MARK.sub(" ", parsing.normalize_reply(text)).strip()
+    body = _FENCE_MARK.sub(" ", reply_text.normalize_reply(text)).strip()
     names = (*ATOMIC_ACTIONS, *shortcuts)
     keys = {_name_key(n) for n in names} | set(ACTION_ALIASES)
     found = _Candidates()
@@ -251,13 +272,13 @@ def _next_call(body: str, position: int, keys: set[str]) -> tuple[str, int, int]
 def _json_candidate(body: str, brace: int, shortcuts: Iterable[str]) -> tuple[ActionCall | str, int]:
     """The action in the JSON object at ``brace`` (or why not), and where reading goes on (-1: never
     closes)."""
-    end = parsing.balanced_span(body, brace)
+    end = reply_text.balanced_span(body, brace)
     if end is None:
         return "the action is not valid JSON (a { is never closed)", -1
     try:
-        data = parsing.load_json(body[brace:end], "the action JSON")
+        data = reply_text.load_json(body[brace:end], "the action JSON")
         return _call_from_json(data, shortcuts), end
-    except parsing.ReplyProblem as exc:
+    except reply_text.ReplyProblem as exc:
         return exc.message, end
     except ActionError as exc:
         return str(exc), end
@@ -270,7 +291,7 @@ def _call_candidate(
     never closes, the rest of ``body`` is its arguments)."""
     written, paren, _ = call
     name = canonical_action_name(written, shortcuts)
-    end = parsing.balanced_span(body, paren)
+    end = reply_text.balanced_span(body, paren)
     inner = body[paren + 1 : (end - 1) if end is not None else len(body)].strip()
     if end is None:
         inner = inner.rstrip(")").strip()
@@ -281,19 +302,48 @@ def _call_candidate(
         return str(exc), going_on
 
 
+_BARE_TEXT = {OpenApp.name: "app_name", "Type": "text"}
+"""Operations whose one argument is text a model may write unquoted."""
+_PIXEL_UNITS = re.compile(r"(?<=\d) ?(?:px|pixels?)\b", re.I)
+
+
+def _bare_text_call(name: str, inner: str) -> ActionCall | None:
+    """``name(inner)`` with unquoted text as its one text argument: the paper writes
+    ``Open_App(Google Maps)``, models write ``Type(hello world)`` and ``Type(text=hello)``. None when
+    it is not that: no text, other keyword arguments, a stray quote, or the argument's own name
+    (``Type(text)`` copies the signature, it does not say what to type)."""
+    key = _BARE_TEXT.get(name)
+    if key is None:
+        return None
+    named = re.match(rf"{key}\s*=\s*", inner)
+    text = inner[named.end() :].strip() if named else inner
+    if not text or "=" in (text if named else inner) or text[0] in "'\"" or text[-1] in "'\"":
+        return None
+    if text.lower() == key.replace("_", " ") or text.lower() == key:
+        return None
+    return ActionCall(name=name, arguments={key: text})
+
+
 def _call_from_arguments(name: str, inner: str) -> ActionCall:
     """``name(inner)`` as a call; ``ActionError`` when its arguments cannot be read."""
+    if name in ("Tap", "Swipe"):
+        inner = _PIXEL_UNITS.sub("", inner)  # Tap(540px, 1200px): only numbers there
     try:
-        positional, keywords = parsing.parse_call_arguments(inner)
-    except parsing.ReplyProblem as exc:
+        positional, keywords = reply_text.parse_call_arguments(inner)
+    except reply_text.ReplyProblem as exc:
         raise ActionError(exc.message) from None
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
-        if name == OpenApp.name and inner and inner[0] not in "'\"=" and "=" not in inner:
-            # the paper writes the app name bare: Open_App(Notes), Open_App(Google Maps)
-            return ActionCall(name=name, arguments={"app_name": inner})
+        bare = _bare_text_call(name, inner)
+        if bare is not None:
+            return bare
         if name in ATOMIC_ACTIONS and not atomic_argument_names(name) and inner[:1].isalpha():
             return ActionCall(name=name)  # Back (to close the pop-up): a remark, not arguments
         raise ActionError(f"cannot read the arguments of {name}(...): {inner[:80]!r}") from None
+    return _positional_call(name, positional, keywords)
+
+
+def _positional_call(name: str, positional: list[Any], keywords: dict[str, Any]) -> ActionCall:
+    """``name`` called with ``positional`` arguments in the operation's order, then ``keywords``."""
     if positional:
         names = atomic_argument_names(name) if name in ATOMIC_ACTIONS else []
         if name in ("Tap", "Swipe") and len(positional) == 1 and isinstance(positional[0], list):

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from mae.agents import parsing
+from mae import reply_text
 from mae.device.base import Device
 from mae.errors import ActionError
 
@@ -237,7 +237,8 @@ def _number(cls: type[AtomicAction], key: str, value: Any, *, integer: bool) -> 
     if isinstance(value, str):
         text = value.strip()
         digits = text.lstrip("+-")
-        if not digits or len(digits) > parsing.MAX_NUMBER_DIGITS or not digits.replace(".", "", 1).isdigit():
+        too_long = len(digits) > reply_text.MAX_NUMBER_DIGITS
+        if not digits or too_long or not digits.replace(".", "", 1).isdigit():
             raise ActionError(f"{cls.signature}: {key} must be a number, not {value[:40]!r}; write {example}")
         value = float(text)
     if isinstance(value, float) and not math.isfinite(value):

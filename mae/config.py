@@ -85,6 +85,12 @@ class LoopSettings(BaseModel):
         description="run the Notetaker beside the Action Reflector (one model round trip less per step; "
         "the Notetaker then sees the progress of the step before). The paper runs it after.",
     )
+    skip_planning_while_loading: bool = Field(
+        False,
+        description="Mobile-Agent-E only: on a screen that is still loading (blank, or a spinner), keep the "
+        "plan and the notes instead of asking the Manager and the Notetaker (two model calls less on such "
+        "steps). Off by default: see docs/agents.md for the measurement.",
+    )
     agent: Literal["e", "v2", "v1"] = Field(
         "e", description="the agent: e (Mobile-Agent-E), v2 (Mobile-Agent-v2) or v1 (Mobile-Agent v1)"
     )
@@ -210,6 +216,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_CACHE_DIR": "perception.cache_dir",
     "MAE_MAX_STEPS": "loop.max_steps",
     "MAE_PARALLEL_NOTETAKER": "loop.parallel_notetaker",
+    "MAE_SKIP_PLANNING_WHILE_LOADING": "loop.skip_planning_while_loading",
     "MAE_AGENT": "loop.agent",
     "MAE_EVOLVE": "evolution.evolve",
     "MAE_PRECONDITION": "evolution.precondition",

@@ -278,16 +278,17 @@ class _Runner:
         """Look at the phone after an executed action, have it judged, and record the step."""
         memory = self.memory
         after, perception_s = self.look("after")
-        self.writer.record(
+        self.writer.record(  # what ran; its outcome follows in an "outcome" record once it is judged
             "action",
             self.step,
-            **record.model_dump(mode="json"),
+            **record.model_dump(mode="json", exclude={"outcome", "error"}),
             error_detail=done.error,
             screen_action=decision.screen_action,
         )
         if done.stopped:
             record.outcome, record.error = "B", "stopped by the user in the middle of a Shortcut"
             record.stopped = True
+            self.record_outcome(record)
             memory.record(record)
             self.close_step(mark, perception_s, execution_s)
             raise RunExit(ExitReason.STOPPED, "stopped by the user")
@@ -303,9 +304,16 @@ class _Runner:
                 raise
             if changed is not None:
                 after = changed
+        self.record_outcome(record)
         memory.record(record)
         self.after_record(mark, perception_s, execution_s)
         return after
+
+    def record_outcome(self, record: ActionRecord) -> None:
+        """Append the judged outcome of this step's action to ``steps.jsonl``."""
+        self.writer.record(
+            "outcome", self.step, outcome=record.outcome, error=record.error, stopped=record.stopped
+        )
 
     def look(self, name: str) -> tuple[Screen, float]:
         """Screenshot the phone, save it as this step's ``name`` image, report it, perceive it."""
@@ -338,7 +346,10 @@ class _Runner:
             outcome="C",
             error=f"invalid action, not executed: {invalid.problem}",
         )
-        self.writer.record("action", self.step, **record.model_dump(mode="json"))
+        self.writer.record(
+            "action", self.step, **record.model_dump(mode="json", exclude={"outcome", "error"})
+        )
+        self.record_outcome(record)
         self.emit("outcome", outcome="C", progress=self.memory.progress, error_description=record.error)
         self.memory.record(record)
 

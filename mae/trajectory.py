@@ -3,7 +3,9 @@
 Layout of ``<log_dir>/<YYYYmmdd-HHMMSS>-<slug>/``:
 
 - ``steps.jsonl``: one JSON object per line, ``kind`` = ``perception`` | ``agent`` (rendered prompt, raw
-  reply, parsed result, latency, tokens) | ``action`` | ``step`` (timings) | ``exit``;
+  reply, parsed result, latency, tokens) | ``action`` (what ran, without an outcome) | ``outcome``
+  (``outcome`` A/B/C, ``error``, ``stopped``: written once the action is judged, never before) |
+  ``step`` (timings) | ``exit``;
 - ``step_NNN_before.jpg``: the screen before step NNN's action, with the action drawn on it;
 - ``step_NNN_after.jpg``: the settled screen after it (``step_NNN_after_K.jpg`` after each step K of a
   Shortcut);

@@ -41,6 +41,16 @@ def test_registry_has_the_nine_paper_operations() -> None:
         ('Type("a, b (c)")', ActionCall(name="Type", arguments={"text": "a, b (c)"})),
         ("Open_App(app_name='Notes')", ActionCall(name="Open_App", arguments={"app_name": "Notes"})),
         ("Enter()", ActionCall(name="Enter")),
+        (
+            '{"name": "Tap", "arguments": [540, 1200]}',
+            ActionCall(name="Tap", arguments={"x": 540, "y": 1200}),
+        ),
+        ("Type(hello world)", ActionCall(name="Type", arguments={"text": "hello world"})),
+        (
+            '{"name": "Tap", "arguments": {"x": "540px", "y": "1200 px"}}',
+            ActionCall(name="Tap", arguments={"x": 540, "y": 1200}),
+        ),
+        ('{"name":\u00a0"Back",\u00a0"arguments":\u00a0{}}', ActionCall(name="Back")),
     ],
 )
 def test_parse_action_text(text: str, expected: ActionCall) -> None:
@@ -52,7 +62,9 @@ def test_parse_action_text(text: str, expected: ActionCall) -> None:
     [
         ('{"name": "Tap", "arguments": {"x": 1,}', "not valid JSON"),
         ('{"arguments": {}}', '"name"'),
-        ('{"name": "Tap", "arguments": [1, 2]}', '"arguments" must be'),
+        ('{"name": "Tap", "arguments": [{"x": 1, "y": 2}]}', '"arguments" must be'),
+        ('{"name": "Tap", "arguments": [1, 2, 3]}', "takes 2 arguments"),
+        ("Type(text)", "cannot read the arguments"),
         ("tap the button", "write the action as JSON"),
         ("Tap(540, y=)", "cannot read the arguments"),
         ("Tap(1, 2, 3)", "takes 2 arguments"),
@@ -126,3 +138,16 @@ def test_shortcut_name_rules() -> None:
         Shortcut(name="Tap", atomic_action_sequence=[ShortcutStep(name="Back")])
     with pytest.raises(ValueError):
         Shortcut(name="has space", atomic_action_sequence=[ShortcutStep(name="Back")])
+
+
+def test_the_action_layer_reads_without_the_agents() -> None:
+    """The action layer sits below the agents: reading an action imports nothing from ``mae.agents``."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, mae.actions, mae.action_text, mae.reply_text; "
+        "print(sorted(m for m in sys.modules if m.startswith('mae.agents')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

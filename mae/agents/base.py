@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from mae.agents.parsing import MAX_REPLY_CHARS, ProblemKind, ReplyProblem
 from mae.llm.client import ChatClient, Message
-from mae.llm.coordinates import CoordinateMapper, mapper_for
+from mae.llm.coordinates import CoordinateMapper, describe_frame, mapper_for
 from mae.llm.images import EncodedImage
 from mae.perception.elements import KEYBOARD_LINE, Perception
 
@@ -59,10 +59,29 @@ class Screen:
     def mapper(self, client: ChatClient, role: str) -> CoordinateMapper:
         """Screen <-> model coordinates in the convention of ``role``'s model (``mae.llm.coordinates``)."""
         profile = client.profile(role)
-        if profile.coordinate_space == "screen":
-            return CoordinateMapper.identity(self.size)
         sent = self.encoded(client, role).size
         return mapper_for(profile.coordinate_space, self.size, sent, profile.model_resize)
+
+    def frame(self, client: ChatClient, role: str) -> str:
+        """The prompt's words for the attached image's size and the coordinate frame ``role``'s model
+        reads and writes points in (``mae.llm.coordinates.describe_frame``)."""
+        space = client.profile(role).coordinate_space
+        return describe_frame(space, self.mapper(client, role), self.encoded(client, role).size)
+
+    def pair_frame(self, client: ChatClient, role: str, before_size: tuple[int, int]) -> str:
+        """For a reflector shown this screen (second) after one sent at ``before_size`` (first): both
+        images' sizes and the frame the element lists are in (this image's)."""
+        after_size = self.encoded(client, role).size
+        text = f"The second image is {self.frame(client, role)}"
+        if before_size != after_size:
+            text += (
+                f" The first image is the screen before, sent smaller: {before_size[0]} pixels wide and "
+                f"{before_size[1]} pixels high; the coordinates listed for it are in the second image's "
+                "frame."
+            )
+        else:
+            text += " The first image is the same size, in the same frame."
+        return text
 
     def describe(self, client: ChatClient, role: str) -> str:
         """W_V as prompt lines, coordinates in the space ``role``'s model answers in."""

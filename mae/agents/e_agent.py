@@ -33,6 +33,13 @@ class MobileAgentE:
     def decide(self, run: RunContext, screen: Screen) -> Decision:
         memory, settings = run.memory, run.settings
         escalate = memory.recent_errors(settings.escalate_after_errors) if memory.error_flag else []
+        if (
+            memory.plan
+            and not escalate
+            and settings.skip_planning_while_loading
+            and screen.perception.still_loading
+        ):
+            return self._act(run, screen)  # nothing to plan on yet: the plan and subgoal stand
         planned, _ = run.stage(
             "manager",
             lambda: manager.plan(
@@ -49,6 +56,10 @@ class MobileAgentE:
         memory.plan, memory.subgoal = plan.plan, plan.subgoal
         if plan.finished:
             return Finish("the Manager judged the task finished")
+        return self._act(run, screen)
+
+    def _act(self, run: RunContext, screen: Screen) -> Decision:
+        memory, settings = run.memory, run.settings
         acted, _ = run.stage(
             "operator",
             lambda: operator.act(
@@ -93,27 +104,30 @@ class MobileAgentE:
 
         notes_future: Future[AgentResult[notetaker.NotetakerReply]] | None = None
         pool: ThreadPoolExecutor | None = None
-        if self.parallel_notetaker:
+        skip_notes = run.settings.skip_planning_while_loading and after.perception.still_loading
+        if self.parallel_notetaker and not skip_notes:
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mae-notetaker")
             snapshot = memory.model_copy(deep=True)
-            notes_future = pool.submit(self._notes, run, snapshot, after)
+            notes_future = pool.submit(self._notes, run, snapshot, after, record)
         try:
             judged, _ = run.stage("reflector", run_reflector)
             verdict = require(judged, "Action Reflector")
             record.outcome = verdict.outcome
             if failure and record.outcome == "A":
                 record.outcome = "B"  # the Shortcut did not run to its end: not what was expected
-            if record.outcome == "A":
-                memory.progress = verdict.progress
-            else:
+            if not (failure and verdict.outcome == "A"):  # a Shortcut cut short made no progress it claims
+                memory.progress = reflector.progress_after(record.outcome, memory.progress, verdict.progress)
+            if record.outcome != "A":
                 record.error = "; ".join(x for x in (verdict.error_description, failure) if x)
             run.emit(
                 "outcome", outcome=record.outcome, progress=memory.progress, error_description=record.error
             )
+            if skip_notes:
+                return None  # nothing to note on a screen that is still loading: the notes stand
             if notes_future is not None:
                 notes, _ = run.stage("notetaker", notes_future.result)
             else:
-                notes, _ = run.stage("notetaker", lambda: self._notes(run, memory, after))
+                notes, _ = run.stage("notetaker", lambda: self._notes(run, memory, after, record))
         finally:
             if pool is not None:
                 pool.shutdown(wait=True)
@@ -122,8 +136,13 @@ class MobileAgentE:
 
     @staticmethod
     def _notes(
-        run: RunContext, memory: WorkingMemory, after: Screen
+        run: RunContext, memory: WorkingMemory, after: Screen, record: ActionRecord
     ) -> AgentResult[notetaker.NotetakerReply]:
         return notetaker.take_notes(
-            run.client, memory, after, on_turn=run.on_turn, prompts_dir=run.prompts_dir
+            run.client,
+            memory,
+            after,
+            action=record.text,
+            on_turn=run.on_turn,
+            prompts_dir=run.prompts_dir,
         )

@@ -41,15 +41,20 @@ def parse_reply(text: str) -> NotetakerReply:
 
 
 def build_prompt(
-    client: ChatClient, memory: WorkingMemory, after: Screen, prompts_dir: Path | None = None
+    client: ChatClient,
+    memory: WorkingMemory,
+    after: Screen,
+    prompts_dir: Path | None = None,
+    action: str = "",
 ) -> str:
-    """The rendered Notetaker prompt."""
+    """The rendered Notetaker prompt: the subgoal the last ``action`` served, and the screen after it."""
     return render_prompt(
         "notetaker",
         {
             "instruction": memory.instruction,
             "plan": memory.plan or "(no plan)",
             "subgoal": memory.subgoal or "(no subgoal)",
+            "action": action or "(none yet)",
             "progress": memory.progress or "(nothing yet)",
             "notes": memory.notes or "(none yet)",
             "perception": after.describe(client, ROLE),
@@ -63,14 +68,15 @@ def take_notes(
     memory: WorkingMemory,
     after: Screen,
     *,
+    action: str = "",
     on_turn: TurnListener | None = None,
     prompts_dir: Path | None = None,
 ) -> AgentResult[NotetakerReply]:
-    """Ask the Notetaker for the updated notes after an action.
+    """Ask the Notetaker for the updated notes after ``action``, on the screen ``after`` it.
 
     A reply of "None" (nothing new on this screen) keeps the existing notes rather than erasing them.
     """
-    prompt = build_prompt(client, memory, after, prompts_dir)
+    prompt = build_prompt(client, memory, after, prompts_dir, action)
     image = after.encoded(client, ROLE)
     result = ask(client, ROLE, prompt, [image], parse_reply, agent=ROLE, on_turn=on_turn)
     if result.value is not None and not result.value.notes and memory.notes:

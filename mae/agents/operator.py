@@ -205,7 +205,6 @@ def build_prompt(
 ) -> str:
     """The rendered Operator prompt (coordinates in the space its model answers in)."""
     mapper = screen.mapper(client, ROLE)
-    width, height = mapper.model_size
     return render_prompt(
         "operator",
         {
@@ -221,8 +220,7 @@ def build_prompt(
             "tap_x": describe_tap_example(mapper)[0],
             "tap_y": describe_tap_example(mapper)[1],
             "shortcuts": describe_shortcuts(shortcuts),
-            "width": width,
-            "height": height,
+            "frame": screen.frame(client, ROLE),
             "perception": screen.describe(client, ROLE),
             "keyboard": keyboard_text(screen.perception),
         },

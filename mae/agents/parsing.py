@@ -13,51 +13,52 @@ sends it back once as a corrective turn (``mae.agents.base.ask``) before giving 
 
 from __future__ import annotations
 
-import ast
-import json
-import logging
-import math
 import re
 from collections.abc import Iterable
-from typing import Any, Literal
 
 from mae.memory.working import Outcome
+from mae.reply_text import (  # the reading helpers live below the action layer; re-exported here
+    MAX_NESTING,
+    MAX_NUMBER_DIGITS,
+    MAX_REPLY_CHARS,
+    ProblemKind,
+    ReplyProblem,
+    balanced_span,
+    first_json,
+    literal,
+    load_json,
+    nesting_depth,
+    normalize_reply,
+    parse_call_arguments,
+)
 
-ProblemKind = Literal["format", "action"]
+__all__ = [
+    "MAX_NESTING",
+    "MAX_NUMBER_DIGITS",
+    "MAX_REPLY_CHARS",
+    "ProblemKind",
+    "ReplyProblem",
+    "balanced_span",
+    "extract_sections",
+    "first_json",
+    "is_finished",
+    "literal",
+    "load_json",
+    "nesting_depth",
+    "normalize_reply",
+    "parse_call_arguments",
+    "parse_outcome",
+    "parse_yes_no",
+    "require_sections",
+    "says_none",
+    "says_nothing",
+    "section_versions",
+    "split_reasoning",
+    "strip_fence",
+]
 
-MAX_REPLY_CHARS = 64 * 1024
-"""Replies longer than this are cut here (with a warning) before they are read."""
-MAX_NESTING = 32
-"""Deepest bracket nesting accepted in embedded JSON or a call's arguments."""
-MAX_NUMBER_DIGITS = 12
-"""Longest digit run read as a number (longer ones are refused, never handed to ``int``)."""
-
-_ZERO_WIDTH = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad"), None)
 _DECORATION = re.compile(r"[*_`:#]+")
 _FENCE = "```"
-
-log = logging.getLogger(__name__)
-
-
-class ReplyProblem(Exception):
-    """A reply the model must fix: ``kind`` is ``format`` (sections) or ``action`` (invalid action)."""
-
-    def __init__(self, message: str, kind: ProblemKind = "format") -> None:
-        super().__init__(message)
-        self.message = message
-        self.kind: ProblemKind = kind
-
-
-# --------------------------------------------------------------------------------------------------
-# Normalising the whole reply
-
-
-def normalize_reply(text: str) -> str:
-    """``text`` with ``\\n`` line endings, no BOM or zero-width characters, cut to ``MAX_REPLY_CHARS``."""
-    if len(text) > MAX_REPLY_CHARS:
-        log.warning("a model reply of %d characters was cut to %d before reading", len(text), MAX_REPLY_CHARS)
-        text = text[:MAX_REPLY_CHARS]
-    return text.replace("\r\n", "\n").replace("\r", "\n").translate(_ZERO_WIDTH)
 
 
 def strip_fence(text: str) -> str:
@@ -151,11 +152,31 @@ def _strip_wrappers(line: str) -> tuple[str, bool]:
     return stripped, hashed
 
 
+_NUMBERED = re.compile(r"^\d{1,2} ?[.)] ?")
+"""A section number before a header's title (``### 1. Outcome ###``)."""
+_REMARK = re.compile(r"^[(\[][^()\[\]]{0,60}[)\]]$")
+"""A remark in brackets after a header's closing hashes (``### Plan ### (updated)``)."""
+
+
+def _title(text: str, known: frozenset[str], numbered: bool) -> str | None:
+    """The known section name ``text`` is (with a section number before it when ``numbered``)."""
+    title = normalize_header(text)
+    if title in known:
+        return title
+    if numbered and title[:1].isdigit():
+        title = _NUMBERED.sub("", title, count=1)
+        return title if title in known else None
+    return None
+
+
 def _header(line: str, known: frozenset[str] | None) -> tuple[str, str] | None:
     """``(title, inline content)`` when ``line`` is a header, else None.
 
-    With ``known`` names, a line is a header only if its title (the whole line, or the part before a
-    colon) is one of them; without, only ``##``-style lines are headers (any title).
+    With ``known`` names, a line is a header only if its title (the whole line, the part before a
+    colon, or the part between ``#`` marks) is one of them, after a section number (``1.``) on a
+    ``#`` line or a line that is the title alone; words after the closing ``#`` marks are inline
+    content, or a remark that is dropped when in brackets (``### Plan ### (updated)``). Without, only
+    ``##``-style lines are headers (any title).
     """
     stripped, hashed = _strip_wrappers(line)
     if not stripped or (len(stripped) > 200 and known is None):
@@ -168,14 +189,22 @@ def _header(line: str, known: frozenset[str] | None) -> tuple[str, str] | None:
     whole = normalize_header(stripped)
     if whole in known:
         return whole, ""
+    if whole[:1].isdigit() and _NUMBERED.sub("", whole, count=1) in known:
+        return _NUMBERED.sub("", whole, count=1), ""
+    closing = stripped.find("#") if hashed else -1
+    if closing > 0:
+        between = _title(stripped[:closing], known, numbered=True)
+        trailing = stripped[closing:].lstrip("#").strip()
+        if between is not None and trailing:
+            return between, "" if _REMARK.match(trailing) else trailing
     colon = stripped.find(":")
     if colon > 0:
-        title = normalize_header(stripped[:colon])
-        if title in known:
+        before_colon = _title(stripped[:colon], known, numbered=hashed)
+        if before_colon is not None:
             rest = stripped[colon + 1 :].strip()
             if rest.startswith("**") or rest.startswith("__"):
                 rest = rest[2:].lstrip()  # **Plan:** text -> "Plan:**" split leaves the bold close
-            return title, rest
+            return before_colon, rest
     return None
 
 
@@ -479,167 +508,3 @@ def is_finished(subgoal: str) -> bool:
     first = _words(re.split(r"[.!\n]", lowered[:400], maxsplit=1)[0])
     last = _words(sentences[-1]) if sentences else []
     return first in _DONE_SENTENCES or last in _DONE_SENTENCES
-
-
-# --------------------------------------------------------------------------------------------------
-# Embedded JSON and calls
-
-
-def nesting_depth(text: str, stop_above: int = MAX_NESTING) -> int:
-    """Deepest ``{[(`` nesting in ``text`` (brackets inside quoted strings ignored); counting stops as
-    soon as it passes ``stop_above``."""
-    depth = deepest = 0
-    quote = ""
-    escaped = False
-    for char in text:
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-            continue
-        if char in "\"'":
-            quote = char
-        elif char in "{[(":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > stop_above:
-                    return deepest
-        elif char in "}])":
-            depth = max(depth - 1, 0)
-    return deepest
-
-
-def balanced_span(text: str, start: int) -> int | None:
-    """Index just past the bracket that closes the one at ``start``, or None if it never closes.
-
-    The quote tracking is written out here and in ``nesting_depth`` on purpose: a shared generator of
-    unquoted characters made both scans twice as slow on long replies (measured)."""
-    pairs = {"{": "}", "[": "]", "(": ")"}
-    stack: list[str] = []
-    quote = ""
-    escaped = False
-    for index in range(start, len(text)):
-        char = text[index]
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-            continue
-        if char in "\"'" and stack:
-            quote = char
-        elif char in pairs:
-            stack.append(pairs[char])
-        elif char in "}])":
-            if not stack or char != stack[-1]:
-                return None
-            stack.pop()
-            if not stack:
-                return index + 1
-    return None
-
-
-def _check_depth(text: str, what: str) -> None:
-    if nesting_depth(text) > MAX_NESTING:
-        raise ReplyProblem(f"{what} is nested too deeply (more than {MAX_NESTING} levels): keep it flat")
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
-
-
-def _check_digits(text: str) -> None:
-    run = longest = 0
-    for char in text:
-        run = run + 1 if char.isdigit() else 0
-        longest = max(longest, run)
-    if longest > 200:
-        raise ReplyProblem("the reply contains a number hundreds of digits long: write ordinary numbers")
-
-
-def load_json(text: str, what: str) -> Any:
-    """``json.loads`` with the depth checked first, NaN/Infinity refused, and every failure a
-    ``ReplyProblem``; single quotes, trailing commas and Python literals are read as a fallback."""
-    _check_depth(text, what)
-    _check_digits(text)
-    try:
-        return json.loads(text, parse_constant=_refuse_constant)
-    except RecursionError:
-        raise ReplyProblem(f"{what} is nested too deeply: keep it flat") from None
-    except json.JSONDecodeError as exc:
-        strict_error = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    except ValueError as exc:
-        raise ReplyProblem(f"{what} cannot be read: {exc}; use plain numbers (no NaN or Infinity)") from None
-    try:
-        return literal(text)
-    except ReplyProblem:
-        raise
-    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
-        raise ReplyProblem(f"{what} is not valid JSON ({strict_error})") from None
-
-
-_NAMED_CONSTANTS = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
-
-
-def literal(text: str) -> Any:
-    """A JSON-like or Python literal (dicts, lists, strings, numbers, true/false/null) read with ``ast``.
-
-    The caller has checked the nesting depth; NaN and Infinity are refused.
-    """
-    tree = ast.parse(text.strip(), mode="eval").body
-    return _literal_node(tree)
-
-
-def _literal_node(node: ast.AST) -> Any:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str | int | float | bool | type(None)):
-        value = node.value
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ReplyProblem("numbers must be finite (no NaN or Infinity)")
-        return value
-    if isinstance(node, ast.Name) and node.id in _NAMED_CONSTANTS:
-        return _NAMED_CONSTANTS[node.id]
-    if isinstance(node, ast.Name) and node.id in ("NaN", "nan", "Infinity", "inf"):
-        raise ReplyProblem("numbers must be finite (no NaN or Infinity)")
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        value = _literal_node(node.operand)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError("a sign before something that is not a number")
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.Dict):
-        keys = [_literal_node(k) if k is not None else None for k in node.keys]
-        if any(not isinstance(k, str) for k in keys):
-            raise ValueError("object keys must be strings")
-        return dict(zip(keys, (_literal_node(v) for v in node.values), strict=True))
-    if isinstance(node, ast.List | ast.Tuple):
-        return [_literal_node(item) for item in node.elts]
-    raise ValueError("not a literal value")
-
-
-def first_json(text: str, opening: str = "{", what: str = "the JSON") -> str | None:
-    """The first ``{...}`` (or ``[...]``) in ``text`` if it is closed, prose around it ignored; None if
-    there is none or it never closes."""
-    start = text.find(opening)
-    if start < 0:
-        return None
-    if nesting_depth(text[start:]) > MAX_NESTING:
-        raise ReplyProblem(f"{what} is nested too deeply (more than {MAX_NESTING} levels): keep it flat")
-    end = balanced_span(text, start)
-    return text[start:end] if end is not None else None
-
-
-def parse_call_arguments(inner: str) -> tuple[list[Any], dict[str, Any]]:
-    """Positional and keyword arguments of ``Name(inner)`` as literals (``true``/``null`` read too)."""
-    _check_depth(inner, "the action's arguments")
-    _check_digits(inner)
-    call = ast.parse(f"f({inner})", mode="eval").body
-    if not isinstance(call, ast.Call):
-        raise ValueError("not a call")
-    positional = [_literal_node(a) for a in call.args]
-    keywords = {kw.arg: _literal_node(kw.value) for kw in call.keywords if kw.arg}
-    return positional, keywords

@@ -170,7 +170,6 @@ class PreconditionGuard:
                     point = (shown[value], 0) if op_arg[0] == "x" else (0, shown[value])
                     mapped = mapper.to_model(*point)
                     shown[value] = mapped[0] if op_arg[0] == "x" else mapped[1]
-        width, height = mapper.model_size
         prompt = render_prompt(
             "precondition",
             {
@@ -178,8 +177,7 @@ class PreconditionGuard:
                 "description": shortcut.description or "(no description)",
                 "precondition": shortcut.precondition or "(none given: judge from the description)",
                 "arguments": json.dumps(shown, ensure_ascii=False),
-                "width": width,
-                "height": height,
+                "frame": screen.frame(self.client, ROLE),
                 "keyboard": "The keyboard is shown."
                 if perception.keyboard_active
                 else "The keyboard is hidden.",

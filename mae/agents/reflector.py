@@ -14,7 +14,7 @@ from mae.agents.base import AgentResult, Screen, TurnListener, ask
 from mae.agents.parsing import ReplyProblem, parse_outcome, require_sections
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
-from mae.llm.images import before_policy, encode_image
+from mae.llm.images import EncodedImage, before_policy, encode_image
 from mae.memory.working import Outcome, WorkingMemory
 
 ROLE = "reflector"
@@ -45,8 +45,28 @@ def parse_reply(text: str) -> ReflectorReply:
     return ReflectorReply(outcome=outcome, error_description=error, progress=sections["Progress Status"])
 
 
+def progress_after(outcome: Outcome, previous: str, written: str) -> str:
+    """The progress W_G after an action judged ``outcome``: the Reflector's for A; for B or C the
+    previous progress, with what the Reflector added after it when it kept that progress word for word
+    (a failed action makes no progress, but it can show something, such as the end of a list)."""
+    if outcome == "A":
+        return written
+    kept, new = " ".join(previous.split()), " ".join(written.split())
+    if kept and new.startswith(kept) and len(new) > len(kept):
+        return written.strip()
+    return previous
+
+
 def _keyboard(screen: Screen) -> str:
     return "keyboard shown" if screen.perception.keyboard_active else "keyboard hidden"
+
+
+def _before_image(client: ChatClient, before: Screen) -> EncodedImage:
+    """The 'before' screenshot as sent: it may go smaller (it was seen in full the step before)."""
+    policy = client.profile(ROLE).image
+    if policy.before_max_side is None:
+        return before.encoded(client, ROLE)
+    return encode_image(before.image, before_policy(policy, before.image.size))
 
 
 def build_prompt(
@@ -59,7 +79,6 @@ def build_prompt(
     prompts_dir: Path | None = None,
 ) -> str:
     """The rendered Action Reflector prompt."""
-    width, height = after.mapper(client, ROLE).model_size
     return render_prompt(
         PROMPT,
         {
@@ -68,8 +87,7 @@ def build_prompt(
             "progress": memory.progress or "(nothing yet)",
             "action": action,
             "description": description or "(none given)",
-            "width": width,
-            "height": height,
+            "frame": after.pair_frame(client, ROLE, _before_image(client, before).size),
             "before": before.describe(client, ROLE),
             "after": after.describe(client, ROLE),
             "keyboard_before": _keyboard(before),
@@ -92,9 +110,5 @@ def reflect(
 ) -> AgentResult[ReflectorReply]:
     """Ask the Action Reflector to judge ``action`` from the two screens."""
     prompt = build_prompt(client, memory, before, after, action, description, prompts_dir)
-    policy = client.profile(ROLE).image  # the 'before' screen may go smaller (it was seen in full already)
-    first = before.encoded(client, ROLE)
-    if policy.before_max_side is not None:
-        first = encode_image(before.image, before_policy(policy, before.image.size))
-    images = [first, after.encoded(client, ROLE)]
+    images = [_before_image(client, before), after.encoded(client, ROLE)]
     return ask(client, ROLE, prompt, images, parse_reply, agent=ROLE, on_turn=on_turn)

@@ -116,13 +116,11 @@ class MobileAgentV1:
 
     def decide(self, run: RunContext, screen: Screen) -> Decision:
         mapper = screen.mapper(run.client, ROLE)
-        width, height = mapper.model_size
         prompt = render_prompt(
             AGENT,
             {
                 "instruction": run.memory.instruction,
-                "width": width,
-                "height": height,
+                "frame": screen.frame(run.client, ROLE),
                 "keyboard": keyboard_text(screen.perception),
                 "perception": screen.describe(run.client, ROLE),
                 "history": self.history_text(),

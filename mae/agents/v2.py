@@ -106,7 +106,6 @@ class MobileAgentV2:
             self.plan(run)
         role = ROLES[DECISION]
         mapper = screen.mapper(run.client, role)
-        width, height = mapper.model_size
         last = self.correct[-1] if self.correct else None
         prompt = render_prompt(
             "v2_decision",
@@ -117,8 +116,7 @@ class MobileAgentV2:
                 "last": f"{last.action}: {last.operation}" if last else "(none yet)",
                 "reflection": self.reflection,
                 "tips": self.tips.strip() or "(none)",
-                "width": width,
-                "height": height,
+                "frame": screen.frame(run.client, role),
                 "keyboard": keyboard_text(screen.perception),
                 "perception": screen.describe(run.client, role),
                 "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper)),
@@ -191,7 +189,6 @@ class MobileAgentV2:
         self, run: RunContext, record: ActionRecord, before: Screen, after: Screen, failure: str | None
     ) -> Screen | None:
         memory, role = run.memory, ROLES[REFLECTION]
-        width, height = after.mapper(run.client, role).model_size
         operation = record.text + (f"\nIt stopped early: {failure}" if failure else "")
         prompt = render_prompt(
             "v2_reflection",
@@ -200,8 +197,7 @@ class MobileAgentV2:
                 "memory": memory.notes or "(nothing noted yet)",
                 "operation": operation,
                 "expectation": record.description or "(none given)",
-                "width": width,
-                "height": height,
+                "frame": after.pair_frame(run.client, role, before.encoded(run.client, role).size),
                 "before": before.describe(run.client, role),
                 "after": after.describe(run.client, role),
             },

@@ -3,7 +3,11 @@
 A model sees a screenshot (perhaps resized by mae, perhaps resized again by its own processor) and
 answers with points in one of three spaces:
 
-- ``screen``: screen pixels (hosted models told the screen size; a generic OpenAI-compatible VLM).
+- ``screen``: pixels of the image as sent (hosted models and generic OpenAI-compatible VLMs, told that
+  image's size). When mae sends the screenshot smaller than the screen (the image policy's
+  ``max_side``), the element list, the prompt's examples and the reply are all in the smaller image's
+  pixels, so a model that reads a position off the picture taps where it looked; an unresized
+  screenshot makes this screen pixels.
 - ``image``: absolute pixels of the image the model's processor produced. Qwen2.5-VL and GUI-Owl
   7B/32B smart-resize to sides divisible by 28 within a pixel budget; UI-TARS-1.5 does the same with
   its own budget (100x28x28 to 16384x28x28 pixels). mae resizes client-side with the same rule, and
@@ -14,7 +18,8 @@ answers with points in one of three spaces:
   but does for anyone who reads them as pixels of a factor-28 image: that is the 28-vs-32 trap.
 
 Every point a model returns goes through ``CoordinateMapper.to_screen``; every point a prompt shows
-it (element centres, the action list's examples, Shortcut arguments) goes through ``to_model``.
+it (element centres, the action list's examples, Shortcut arguments) goes through ``to_model``; the
+sentence that tells the model the image's size and its coordinate frame is ``describe_frame``.
 """
 
 from __future__ import annotations
@@ -105,7 +110,7 @@ def mapper_for(
 ) -> CoordinateMapper:
     """The screen <-> model adapter for one convention."""
     if space == "screen":
-        return CoordinateMapper.identity(screen_size)
+        return CoordinateMapper(screen_size, sent_size)
     if space == "relative":
         return CoordinateMapper(screen_size, (RELATIVE_SCALE, RELATIVE_SCALE))
     frame = model_resize.apply(sent_size) if model_resize is not None else sent_size
@@ -124,7 +129,7 @@ CONVENTIONS: dict[str, CoordinateConvention] = {
         CoordinateConvention(
             name="screen",
             space="screen",
-            label="screen pixels (hosted APIs, generic OpenAI-compatible VLMs)",
+            label="pixels of the image as sent (hosted APIs, generic OpenAI-compatible VLMs)",
         ),
         CoordinateConvention(
             name="qwen2.5-vl",
@@ -206,3 +211,28 @@ def describe_tap_example(mapper: CoordinateMapper) -> tuple[int, int]:
     """The prompts' format-example tap, in the model's space: (540, 1200) on a 1080x2340 screen, scaled."""
     width, height = mapper.screen_size
     return mapper.x_to_model(round(width / 2)), mapper.y_to_model(round(height * 1200 / 2340))
+
+
+def describe_frame(space: CoordinateSpace, mapper: CoordinateMapper, sent_size: tuple[int, int]) -> str:
+    """What a prompt says about the attached image and the coordinates: the size of the image actually
+    sent, and the one frame the element list, the examples and the reply share. It follows "The
+    attached image is the current screen, "."""
+    width, height = sent_size
+    size = f"{width} pixels wide and {height} pixels high"
+    if space == "relative":
+        return (
+            f"{size}. Every coordinate (in the element list and in your action) is on a relative 0-1000 "
+            f"grid over this image: (0, 0) is the top left corner, ({RELATIVE_SCALE}, {RELATIVE_SCALE}) "
+            "the bottom right, whatever the image's size."
+        )
+    model_w, model_h = mapper.model_size
+    if (model_w, model_h) != (width, height):
+        return (
+            f"{size}, which your image processor resizes to {model_w}x{model_h}. Every coordinate (in the "
+            f"element list and in your action) is in pixels of that {model_w}x{model_h} image; (0, 0) is "
+            "the top left corner."
+        )
+    return (
+        f"{size}; (0, 0) is the top left corner. Every coordinate (in the element list and in your "
+        "action) is in pixels of this image."
+    )

@@ -14,6 +14,16 @@ Role = Literal["", "button", "field"]
 """What the accessibility tree says an element is: ``button`` (clickable), ``field`` (editable)."""
 
 KEYBOARD_LINE = "on-screen keyboard shown (enter text with Type, not by tapping keys)"
+LOADING_NAMES = frozenset(("loading", "loading spinner", "spinner", "please wait", "progress bar", "busy"))
+"""Names of a loading indicator (captions, accessibility labels, the Perceptor's own name for one)."""
+CONTENT_BAND = (0.05, 0.93)
+"""The part of the screen between the status bar and the navigation bar, as fractions of its height."""
+
+
+def is_loading_indicator(element: Element) -> bool:
+    """Whether ``element`` is a spinner or a "Loading..." text."""
+    name = " ".join(element.text.lower().strip(" .…").split())
+    return name in LOADING_NAMES or name.startswith("loading")
 
 
 class Element(BaseModel):
@@ -25,8 +35,10 @@ class Element(BaseModel):
     source: str = Field("", description="backend that produced it: rapidocr, contour, virtual, ...")
     score: float = 1.0
     role: Role = Field("", description="from the accessibility tree: button (clickable), field (editable)")
-    named_by: Literal["", "ocr", "a11y", "caption", "virtual"] = Field(
-        "", description="where an icon's name came from ('' for unnamed icons and plain OCR text)"
+    named_by: Literal["", "ocr", "a11y", "caption", "virtual", "layout"] = Field(
+        "",
+        description="where an icon's name came from ('' for unnamed icons and plain OCR text; 'layout': "
+        "its place on screen, as the navigation bar's buttons)",
     )
 
     @property
@@ -66,6 +78,15 @@ class Perception(BaseModel):
     )
     timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
     warnings: list[str] = Field(default_factory=list, description="stages that degraded (e.g. captions)")
+
+    @property
+    def still_loading(self) -> bool:
+        """Whether the screen is still loading: nothing between the status and navigation bars, or a
+        loading indicator with at most three other things there (a spinner over a blank page)."""
+        top, bottom = CONTENT_BAND[0] * self.height, CONTENT_BAND[1] * self.height
+        content = [e for e in self.elements if top <= e.center[1] <= bottom]
+        loading = [e for e in content if is_loading_indicator(e)]
+        return not content or (bool(loading) and len(content) - len(loading) <= 3)
 
     @property
     def texts(self) -> list[Element]:

@@ -148,6 +148,7 @@ class Perceptor:
                 keyboard_active=bool(keyboard_active),
                 keep_keys=self.keep_keys,
                 has_tree=read is not None,
+                width=image.width,
             )
             elements, collapsed = tidied.elements, tidied.keyboard_collapsed
         timings["total"] = time.perf_counter() - started

@@ -8,6 +8,9 @@
 - With the keyboard shown, its keys collapse into one line (``Perception.keyboard_collapsed``).
 - Without an accessibility tree, unnamed icons packed in a two-dimensional cluster with no text near
   them (road crossings on a map, texture) are dropped; rows of toolbar icons are kept.
+- Names given without a model and duplicates collapsed (``mae.perception.screen_names``): the
+  navigation bar's buttons, a lone spinner, a ring or a text cursor read as a letter, the same control
+  read twice.
 """
 
 from __future__ import annotations
@@ -18,6 +21,13 @@ from dataclasses import dataclass
 
 from mae.perception.elements import Element
 from mae.perception.geometry import box_area, holds
+from mae.perception.screen_names import (
+    collapse_duplicates,
+    is_ring_glyph,
+    name_lone_spinner,
+    name_navigation_bar,
+    strip_cursor,
+)
 
 STATUS_BAR_SHARE = 0.045
 """The status bar's height as a share of the screen height (24-48 dp on phones)."""
@@ -68,7 +78,9 @@ def clean_text(element: Element) -> Element | None:
     """A text element with rating stars and stray glyphs removed; an icon for glyph-only junk."""
     if element.kind != "text" or element.named_by == "a11y":
         return element
-    text = _strip_leading_glyph(_strip_stars(element.text))
+    text = strip_cursor(_strip_leading_glyph(_strip_stars(element.text)))
+    if is_ring_glyph(element.model_copy(update={"text": text})):
+        return element.model_copy(update={"kind": "icon", "text": "", "named_by": ""})
     if _is_glyph(text):
         left, top, right, bottom = element.box
         width, height = right - left, bottom - top
@@ -176,8 +188,10 @@ def tidy(
     keyboard_active: bool,
     keep_keys: bool = False,
     has_tree: bool = False,
+    width: int | None = None,
 ) -> Tidied:
-    """The element list without noise; see the module docstring."""
+    """The element list without noise; see the module docstring. ``width`` (the screen's) lets the
+    navigation bar's buttons be named."""
     kept: list[Element] = []
     for element in elements:
         if not in_status_bar(element, height) and box_area(element.box) > 0:
@@ -192,4 +206,7 @@ def tidy(
     if not has_tree:
         clutter = _map_clutter(kept, height)
         kept = [e for i, e in enumerate(kept) if i not in clutter]
+    if width is not None:
+        kept = name_navigation_bar(kept, width, height)
+    kept = collapse_duplicates(name_lone_spinner(kept, height), height)
     return Tidied(kept, collapsed)

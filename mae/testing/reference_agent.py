@@ -3,7 +3,9 @@
 Used with the fake model server to run ``python -m mae eval`` end to end offline: the Manager names
 one subgoal per reference action and says Finished after the last, the Operator replies with that
 action as JSON, the Action Reflector says A, the Notetaker has no notes, the Experience Reflectors keep
-the Tips (plus one) and add no Shortcut. Policies: ``reference`` (every action) and ``halfway`` (the
+the Tips (plus one) and add no Shortcut. The reference actions are screen pixels of the suite's phone
+(``screen_size``); the Operator's reply puts them in the frame its prompt states, as a model would.
+Policies: ``reference`` (every action) and ``halfway`` (the
 first half, then Finished). ``python -m mae.testing.reference_agent --port 8765`` serves it.
 """
 
@@ -16,12 +18,16 @@ from collections.abc import Sequence
 from typing import Literal
 
 from mae.action_text import parse_action_text
+from mae.actions import ActionCall
+from mae.llm.coordinates import RELATIVE_SCALE, CoordinateMapper
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 Policy = Literal["reference", "halfway"]
 FIRST_STEP_MARK = "name the first subgoal"
 _STEP_IN_LAST_SUBGOAL = re.compile(r"### Last Subgoal ###\s*Do reference step (\d+)")
 _STEP_IN_SUBGOAL = re.compile(r"### Current Subgoal ###\s*Do reference step (\d+)")
+_COORDINATE = re.compile(r"^[xy]\d*$")
+_RESIZED = re.compile(r"your image processor resizes to (\d+)x(\d+)")
 
 
 def _manager(subgoal: str) -> str:
@@ -37,6 +43,7 @@ class ReferenceAgent:
         tasks: dict[str, Sequence[str]] | None = None,
         policy: Policy = "reference",
         variant: str = "all",
+        screen_size: tuple[int, int] = (1080, 2340),
     ) -> None:
         if tasks is None:
             from mae.eval.tasks import virtual_tasks
@@ -47,6 +54,7 @@ class ReferenceAgent:
         self.policy = policy
         self.position: dict[str, int] = {}
         self.requests: list[RecordedRequest] = []
+        self.screen_size = screen_size
 
     def actions(self, instruction: str) -> list[str]:
         actions = self.tasks[instruction]
@@ -55,6 +63,26 @@ class ReferenceAgent:
     def instruction_in(self, text: str) -> str | None:
         found = [i for i in self.tasks if i in text]
         return max(found, key=len) if found else None
+
+    def in_frame(self, call: ActionCall, request: RecordedRequest) -> ActionCall:
+        """``call`` (screen pixels of the suite's phone) in the frame the prompt states: pixels of the
+        image attached, of the size the model's processor makes of it, or the 0-1000 grid."""
+        sizes = request.image_sizes
+        if not sizes or not any(_COORDINATE.match(key) for key in call.arguments):
+            return call
+        resized = _RESIZED.search(request.text)
+        frame = sizes[0]
+        if "relative 0-1000 grid" in request.text:
+            frame = (RELATIVE_SCALE, RELATIVE_SCALE)
+        elif resized is not None:
+            frame = int(resized.group(1)), int(resized.group(2))
+        mapper = CoordinateMapper(self.screen_size, frame)
+        arguments = dict(call.arguments)
+        for key, value in call.arguments.items():
+            if _COORDINATE.match(key) and isinstance(value, int):
+                point = mapper.to_model(value, 0) if key[0] == "x" else mapper.to_model(0, value)
+                arguments[key] = point[0] if key[0] == "x" else point[1]
+        return ActionCall(name=call.name, arguments=arguments)
 
     def __call__(self, request: RecordedRequest) -> str | None:
         self.requests.append(request)
@@ -85,7 +113,7 @@ class ReferenceAgent:
             current = _STEP_IN_SUBGOAL.search(text)
             index = int(current.group(1)) - 1 if current else self.position.get(instruction, 0)
             self.position[instruction] = index + 1
-            call = parse_action_text(actions[min(index, len(actions) - 1)])
+            call = self.in_frame(parse_action_text(actions[min(index, len(actions) - 1)]), request)
             action = json.dumps({"name": call.name, "arguments": call.arguments})
             description = f"### Description ###\nStep {index + 1}.\n"
             return f"### Thought ###\nNext step.\n\n### Action ###\n{action}\n\n{description}"

@@ -292,6 +292,8 @@ def steps_from_records(
             target = step(index)
             target.action = str(record.get("text") or record.get("action") or "") or target.action
             target.action_description = record.get("description") or target.action_description
+        elif kind == "outcome" and record.get("outcome"):
+            step(index).outcome = str(record["outcome"])
         elif kind == "approval":
             step(index).approval = bool(record.get("approved"))
         elif kind == "step":

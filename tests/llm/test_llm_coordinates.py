@@ -47,7 +47,7 @@ def test_each_convention_has_the_model_space_its_family_documents() -> None:
     sizes = {
         name: c.mapper(screen, target_size(screen, c.image)).model_size for name, c in CONVENTIONS.items()
     }
-    assert sizes["screen"] == screen
+    assert sizes["screen"] == target_size(screen, CONVENTIONS["screen"].image) == (768, 1664)  # as sent
     assert sizes["qwen3-vl"] == sizes["gui-owl-1.5"] == (1000, 1000)
     # Qwen2.5-VL at 1280x28x28: 1080x2340 becomes 672x1456 (both multiples of 28)
     assert sizes["qwen2.5-vl"] == sizes["gui-owl"] == (672, 1456)

@@ -39,12 +39,16 @@ class GroundTruthPerceptor:
 
 
 def make_client(server: FakeModelServer, **profile: Any) -> ChatClient:
+    """A client of the fake server that sends screenshots unresized, so the scripts' taps (screen
+    pixels from the phone's ground truth) are in the model's frame; ``test_loop_coordinates`` covers
+    resized images in every convention."""
     settings: dict[str, Any] = {
         "provider": "test",
         "base_url": server.base_url,
         "model": "fake-vlm",
         "api_key_env": None,
         "max_retries": 0,
+        "image": {"resize": "none"},
     }
     settings.update(profile)
     return ChatClient(ModelProfile.model_validate(settings))

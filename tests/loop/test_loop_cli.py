@@ -68,11 +68,12 @@ def test_loop_cli_exit_code_tells_the_reason(
 def test_loop_cli_refuses_sensitive_action_without_a_terminal(
     cli_phone: VirtualPhone, fake_server: FakeModelServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    post = {"name": "Tap", "arguments": {"x": 800, "y": 500}}  # nothing named there: the description says
+    # nothing named there (in the 768x1664 image the CLI sends): the description says what it does
+    post = {"name": "Tap", "arguments": {"x": 569, "y": 356}}
     fake_server.responder = Script([Step("Post", post, description="Tap Post to publish the reply")])
     assert main(cli(fake_server, tmp_path)) == 9
     out = capsys.readouterr().out
-    assert "refused sensitive action Tap(800, 500) (Tap Post to publish the reply)" in out
+    assert "refused sensitive action Tap(800, 501) (Tap Post to publish the reply)" in out
     assert "rerun with --yes" in out and "sending a message" in out
     fake_server.responder = Script([Step("Post", post, description="Tap Post to publish the reply")])
     assert main(cli(fake_server, tmp_path, "--yes")) == 0

@@ -53,11 +53,11 @@ class PosingModel:
 
     def frame(self, request: RecordedRequest) -> tuple[float, float]:
         screen_w, screen_h = self.phone.screen_size()
-        if self.space == "screen":
-            return 1.0, 1.0
         if self.space == "relative":
             return 1000 / screen_w, 1000 / screen_h
         sent_w, sent_h = _sent_size(request)
+        if self.space == "screen":  # pixels of the image as received, whatever the screen's size
+            return sent_w / screen_w, sent_h / screen_h
         seen_h, seen_w = smart_resize(sent_h, sent_w, self.factor, self.min_pixels, self.max_pixels)
         return seen_w / screen_w, seen_h / screen_h
 
@@ -120,12 +120,16 @@ def test_taps_land_on_the_intended_elements_in_every_convention(
     assert model.prompt_checks == 2
     assert ("Notes/edit", True) in screens  # the Groceries tap opened that note
     assert screens[-1] == ("Notes/edit", False)  # the new-note tap opened an empty one
-    operator = fake_server.requests_for("operator")[0].text
+    request = fake_server.requests_for("operator")[0]
+    operator, sent = request.text, _sent_size(request)
+    # the size the prompt states is the size of the image attached, in every convention
+    assert f"current screen, {sent[0]} pixels wide and {sent[1]} pixels high" in operator
     if pose in ("qwen3-vl", "gui-owl-1.5"):
-        assert "1000 pixels wide and 1000 pixels high" in operator
+        assert "relative 0-1000 grid" in operator
         assert "x1 = x2 = 500" in operator
         assert '{"x": 500, "y": 513}' in operator  # the format example's tap, on the 0-1000 grid
     elif pose == "screen":
-        assert f"{screen[0]} pixels wide and {screen[1]} pixels high" in operator
-        if screen == (1080, 2340):
-            assert '{"x": 540, "y": 1200}' in operator and "x1 = x2 = 540, y1 = 1500, y2 = 500" in operator
+        assert "in pixels of this image" in operator
+        if screen == (1080, 2340):  # sent at 768x1664: the examples scaled by 768/1080
+            assert sent == (768, 1664)
+            assert '{"x": 384, "y": 853}' in operator and "x1 = x2 = 384, y1 = 1067, y2 = 356" in operator

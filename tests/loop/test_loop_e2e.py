@@ -204,3 +204,28 @@ def test_loop_never_writes_the_api_key(run: RunFn, fake_server: FakeModelServer)
         if path.is_file():
             assert sentinel.encode() not in path.read_bytes(), path
     assert all(sentinel not in json.dumps(e.to_json(), default=str) for e in events)
+
+
+def test_steps_jsonl_outcomes_agree_with_the_summary(run: RunFn, fake_server: FakeModelServer) -> None:
+    fake_server.responder = Script(
+        [
+            Step("Open Notes", {"name": "Open_App", "arguments": {"app_name": "Notes"}}, "A"),
+            Step("Wait for it", {"name": "Wait", "arguments": {}}, "C", error="Nothing changed."),
+            Step("Go home", {"name": "Home", "arguments": {}}, "B", error="Left the app."),
+            Step("Open Notes again", {"name": "Open_App", "arguments": {"app_name": "Notes"}}, "A"),
+        ]
+    )
+    result, _ = run("Open Notes")
+    assert result.run_dir is not None
+    records = read_steps(result.run_dir)
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    actions = [r for r in records if r["kind"] == "action"]
+    outcomes = {r["step"]: r for r in records if r["kind"] == "outcome"}
+    # an action is written when it runs, without an outcome; its outcome only once it is judged
+    assert actions and all("outcome" not in r and "error" not in r for r in actions)
+    assert [(a["step"], a["outcome"], a["error"]) for a in summary["actions"]] == [
+        (step, outcomes[step]["outcome"], outcomes[step]["error"]) for step in sorted(outcomes)
+    ]
+    assert [outcomes[s]["outcome"] for s in sorted(outcomes)][:3] == ["A", "C", "B"]
+    kinds = [(r["kind"], r.get("agent")) for r in records if r["step"] == 2]
+    assert kinds.index(("agent", "reflector")) < kinds.index(("outcome", None))

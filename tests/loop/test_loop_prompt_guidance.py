@@ -47,8 +47,11 @@ def test_operator_prompt_has_the_acting_guidance_and_kinds() -> None:
     assert "try a Swipe" in text
     assert "magnifying-glass icon" in text
     assert "trust the screenshot" in text
-    assert 'field "Search here"; coordinates: [280, 330]' in raw.splitlines()
-    assert 'button "Save"; coordinates: [1010, 180]' in raw.splitlines()
+    # the screenshot goes out at 768x1664 (the default image policy): the prompt says that size, and
+    # the element list is in that image's pixels (screen centres times 768/1080 and 1664/2340)
+    assert "the current screen, 768 pixels wide and 1664 pixels high" in text
+    assert 'field "Search here"; coordinates: [199, 235]' in raw.splitlines()
+    assert 'button "Save"; coordinates: [718, 128]' in raw.splitlines()
     assert "on-screen keyboard shown" in text
 
 
