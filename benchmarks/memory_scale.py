@@ -71,7 +71,10 @@ class GroundTruthPerceptor:
     def perceive(self, image: Image.Image, keyboard_active: bool | None = None) -> Perception:
         width, height = image.size
         return Perception(
-            width=width, height=height, elements=self.phone.ground_truth(), keyboard_active=bool(keyboard_active)
+            width=width,
+            height=height,
+            elements=self.phone.ground_truth(),
+            keyboard_active=bool(keyboard_active),
         )
 
 
@@ -153,7 +156,9 @@ class ScriptedModel:
             return "I am sorry, I cannot help with that request."
         if agent == "tips_retriever":
             numbers = re.findall(r"^\[(\d+)\]", _section(text, "All Tips"), re.M)[:5]
-            return f"### Thought ###\nShopping and notes.\n### Selected Tips ###\n{', '.join(numbers) or 'None'}"
+            return (
+                f"### Thought ###\nShopping and notes.\n### Selected Tips ###\n{', '.join(numbers) or 'None'}"
+            )
         if agent == "shortcuts_retriever":
             names = re.findall(r"^- ([A-Za-z0-9_]+)\(", _section(text, "All Shortcuts"), re.M)[:3]
             return f"### Thought ###\nSearching.\n### Selected Shortcuts ###\n{', '.join(names) or 'None'}"
@@ -179,7 +184,9 @@ class ScriptedModel:
             down = self.operator_calls % 2
             y1, y2 = (1800, 700) if down else (700, 1800)
             action = {"name": "Swipe", "arguments": {"x1": 540, "y1": y1, "x2": 540, "y2": y2}}
-            return f"### Thought ###\nNext.\n### Action ###\n{json.dumps(action)}\n### Description ###\nScroll."
+            return (
+                f"### Thought ###\nNext.\n### Action ###\n{json.dumps(action)}\n### Description ###\nScroll."
+            )
         if agent == "reflector":
             return "### Outcome ###\nA\n### Error Description ###\nNone\n### Progress Status ###\nBrowsing."
         if agent == "notetaker":
@@ -208,7 +215,11 @@ def _client(server: FakeModelServer) -> ChatClient:
 
 def _settings(memory_dir: Path, log_dir: Path) -> Settings:
     return Settings.model_validate(
-        {"memory_dir": str(memory_dir), "log_dir": str(log_dir), "evolution": EvolutionSettings().model_dump()}
+        {
+            "memory_dir": str(memory_dir),
+            "log_dir": str(log_dir),
+            "evolution": EvolutionSettings().model_dump(),
+        }
     )
 
 
@@ -314,46 +325,66 @@ def tokens(chars: int) -> int:
     return chars // 4
 
 
+def print_size(fig: dict[str, Any], initial: dict[str, int]) -> None:
+    print(
+        f"\n{fig['size']:,} items: {fig['tips_counted']:,} tips and {fig['shortcuts_counted']:,} Shortcuts "
+        f"counted; import {fig['import_s']:.2f} s; load {fig['load_ms']:.1f} ms; one version adds "
+        f"{fig['disk_per_version_bytes']:,} bytes (folder {fig['disk_total_bytes']:,})"
+    )
+    for agent, chars in sorted(fig["prompt_chars"].items()):
+        flag = "  OVER 16k" if tokens(chars) > TOKEN_LIMIT else ""
+        print(f"  {agent:<20} {chars:>12,} chars {tokens(chars):>10,} tokens{flag}")
+    ratio = fig["prompt_chars"].get("operator", 0) / max(1, initial["operator"])
+    print(f"  Operator / initial-memory Operator: {ratio:.2f}")
+    for agent, chars in sorted(fig["fallback_chars"].items()):
+        print(f"  failed retriever -> {agent:<9} {chars:>10,} chars {tokens(chars):>10,} tokens")
+    sys.stdout.flush()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="10,100,1000,10000", help="comma-separated store sizes")
     parser.add_argument("--steps", type=int, default=40, help="steps of the long scripted run")
+    parser.add_argument("--no-long-run", action="store_true", help="skip the long scripted run")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     info = machine()
+    figures = []
+    long_figures: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="mae-memory-scale-") as tmp:
         work = Path(tmp)
+        if not args.json:
+            print(machine_line(info), flush=True)
+        if not args.no_long_run:
+            per_step = long_run(work, args.steps)
+            marks = [s for s in (1, 10, 20, 40, args.steps) if s <= args.steps]
+            long_figures = {str(s): per_step.get(s, 0) for s in dict.fromkeys(marks)}
+            if not args.json:
+                print("long run, text tokens per step (characters / 4):")
+                print("  " + ", ".join(f"step {s}: {t:,}" for s, t in long_figures.items()))
+                ten, last = long_figures.get("10", 0), long_figures.get(str(args.steps), 0)
+                if ten:
+                    print(f"  step {args.steps} / step 10: {last / ten:.2f}", flush=True)
         initial = initial_prompts(work)
-        figures = [measure_size(size, work) for size in sizes]
-        per_step = long_run(work, args.steps)
-    marks = [s for s in (1, 10, 20, 40, args.steps) if s <= args.steps]
-    long_figures = {str(s): per_step.get(s, 0) for s in dict.fromkeys(marks)}
+        if not args.json:
+            print(
+                f"initial memory: Operator prompt {initial['operator']:,} chars ({tokens(initial['operator']):,} tokens)"
+            )
+        for size in sizes:
+            figures.append(measure_size(size, work))
+            if not args.json:
+                print_size(figures[-1], initial)
     if args.json:
-        out = {"machine": info, "initial_prompt_chars": initial, "sizes": figures, "long_run_tokens": long_figures}
+        out = {
+            "machine": info,
+            "initial_prompt_chars": initial,
+            "sizes": figures,
+            "long_run_tokens": long_figures,
+        }
         print(json.dumps(out, indent=2))
-        return 0
-    print(machine_line(info, load_average()))
-    print(f"initial memory: Operator prompt {initial['operator']:,} chars ({tokens(initial['operator']):,} tokens)")
-    for fig in figures:
-        size = fig["size"]
-        print(
-            f"\n{size:,} items: {fig['tips_counted']:,} tips and {fig['shortcuts_counted']:,} Shortcuts counted; "
-            f"import {fig['import_s']:.2f} s; load {fig['load_ms']:.1f} ms; one version adds "
-            f"{fig['disk_per_version_bytes']:,} bytes (folder {fig['disk_total_bytes']:,})"
-        )
-        for agent, chars in sorted(fig["prompt_chars"].items()):
-            flag = "  OVER 16k" if tokens(chars) > TOKEN_LIMIT else ""
-            print(f"  {agent:<20} {chars:>12,} chars {tokens(chars):>10,} tokens{flag}")
-        ratio = fig["prompt_chars"].get("operator", 0) / max(1, initial["operator"])
-        print(f"  Operator / initial-memory Operator: {ratio:.2f}")
-        for agent, chars in sorted(fig["fallback_chars"].items()):
-            print(f"  failed retriever -> {agent:<9} {chars:>10,} chars {tokens(chars):>10,} tokens")
-    print("\nlong run, text tokens per step (characters / 4):")
-    print("  " + ", ".join(f"step {s}: {t:,}" for s, t in long_figures.items()))
-    ten, last = long_figures.get("10", 0), long_figures.get(str(args.steps), 0)
-    if ten:
-        print(f"  step {args.steps} / step 10: {last / ten:.2f}")
+    else:
+        print(machine_line(machine(), load_average()))
     return 0
 
 

@@ -211,7 +211,13 @@ class MemorySession:
         for name, why in withheld.items():
             notes.append(f"Shortcut {name} withheld: {why}")
         retrieved = retrieve(
-            self.client, instruction, state.tips, shortcuts, self.settings.evolution, on_turn=self.on_turn
+            self.client,
+            instruction,
+            state.tips,
+            shortcuts,
+            self.settings.evolution,
+            on_turn=self.on_turn,
+            usage=state.usage,
         )
         if retrieved.tips_selected is not None or retrieved.shortcuts_selected is not None:
             notes.append(f"retrieval: {retrieved.summary()}")
@@ -256,6 +262,8 @@ class MemorySession:
             refused=refused,
             on_turn=on_turn,
             progress=self.progress,
+            used_tips=prepared.tips,
+            used_shortcuts=list(prepared.shortcuts),
         )
         if prepared.guard is not None:
             report.problems.extend(prepared.guard.problems)
