@@ -126,6 +126,8 @@ def _section(text: str, title: str) -> str:
 def agent_of(request: RecordedRequest) -> str:
     """Which agent sent a request (experience requests share one role; their sections tell them apart)."""
     role, text = request.role or "", request.text
+    if role == "notetaker" and "### Current Important Notes ###" in text:
+        return "notes_consolidator"
     if role != "experience":
         return role
     if "### All Tips ###" in text:
@@ -178,7 +180,8 @@ class ScriptedModel:
         if agent == "manager":
             self.manager_calls += 1
             subgoal = "Look through the results" if self.manager_calls <= self.steps else "Finished"
-            return f"### Thought ###\nOn track.\n### Plan ###\n1. Browse\n2. Note\n### Current Subgoal ###\n{subgoal}"
+            plan = "### Plan ###\n1. Browse\n2. Note"
+            return f"### Thought ###\nOn track.\n{plan}\n### Current Subgoal ###\n{subgoal}"
         if agent == "operator":
             self.operator_calls += 1
             down = self.operator_calls % 2
@@ -191,7 +194,19 @@ class ScriptedModel:
             return "### Outcome ###\nA\n### Error Description ###\nNone\n### Progress Status ###\nBrowsing."
         if agent == "notetaker":
             return self.notetaker(text)
+        if agent == "notes_consolidator":
+            return self.consolidate(text)
         return None
+
+    def consolidate(self, text: str) -> str:
+        """Keeps the cheapest result found and the five latest (a scripted stand-in for a model)."""
+        lines = [line for line in _section(text, "Current Important Notes").splitlines() if line.strip()]
+        facts = [line for line in lines if line.startswith("- Result")]
+        prices = [(float(m.group(1)), line) for line in facts if (m := re.search(r"\$(\d+\.\d+)", line))]
+        cheapest = min(prices)[1] if prices else ""
+        kept = [f"Cheapest so far: {cheapest[2:]}"] if cheapest else []
+        kept += [line for line in facts[-5:] if line != cheapest]
+        return "### Important Notes ###\n" + "\n".join(kept)
 
     def notetaker(self, text: str) -> str:
         self.notes_calls += 1
@@ -368,9 +383,8 @@ def main() -> int:
                     print(f"  step {args.steps} / step 10: {last / ten:.2f}", flush=True)
         initial = initial_prompts(work)
         if not args.json:
-            print(
-                f"initial memory: Operator prompt {initial['operator']:,} chars ({tokens(initial['operator']):,} tokens)"
-            )
+            operator = initial["operator"]
+            print(f"initial memory: Operator prompt {operator:,} chars ({tokens(operator):,} tokens)")
         for size in sizes:
             figures.append(measure_size(size, work))
             if not args.json:

@@ -206,6 +206,8 @@ class MemorySession:
         """The Tips and Shortcuts for ``instruction`` and a fresh precondition guard."""
         state = self.store.load() if self.use_store else initial_state()
         notes = list(self.store.warnings) if self.use_store else []
+        if self.use_store:
+            self.store.record_run_start(state.version, instruction)  # the pruning policy keeps it
         shortcuts = state.usable_shortcuts(self.policy)
         withheld = withheld_shortcuts(state, self.policy)
         for name, why in withheld.items():

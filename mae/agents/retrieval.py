@@ -43,11 +43,13 @@ CANDIDATE_SHORTCUTS = 40
 """Most Shortcuts the Shortcuts retriever is shown."""
 CANDIDATE_SHORTCUTS_CHARS = 16_000
 RUN_TIPS = 12
-"""Most Tips one run gets (its Operator sees them at every step)."""
-RUN_TIPS_CHARS = 900
+"""Most Tips one run gets (its Operator sees them at every step). With the character budgets below, a
+run's Tips and Shortcuts take at most about 570 characters more than the initial memory's (688), which
+keeps the Operator prompt within 10 % of its size with the initial memory."""
+RUN_TIPS_CHARS = 720
 RUN_SHORTCUTS = 6
 """Most Shortcuts one run gets (its Manager and Operator see them at every step)."""
-RUN_SHORTCUTS_CHARS = 900
+RUN_SHORTCUTS_CHARS = 540
 
 
 class TipSelection(BaseModel):

@@ -306,6 +306,9 @@ class MemoryStore:
         """
         with self._lock():
             remove_stale_temp_files(self.versions_dir)
+            if self.objects_dir.is_dir():
+                for folder in self.objects_dir.iterdir():
+                    remove_stale_temp_files(folder)
             try:
                 current = self.load()
             except MemoryStoreError:

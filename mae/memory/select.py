@@ -140,7 +140,7 @@ def rank_shortcuts(
     texts = [f"{n} {shortcuts[n].description} {shortcuts[n].precondition}" for n in names]
     scores = similarity_scores(texts, query)
     totals = [scores[i] + usage_bonus(usage.get(n)) for i, n in enumerate(names)]
-    recency = [(usage.get(n).last_used or 0.0) if usage.get(n) else 0.0 for n in names]
+    recency = [(getattr(usage.get(n), "last_used", None) or 0.0) for n in names]
     ranked = sorted(range(len(names)), key=lambda i: (-totals[i], -recency[i], i))
     position = {name: i for i, name in enumerate(names)}
     ordered = list(dict.fromkeys([*(position[n] for n in first if n in position), *ranked]))

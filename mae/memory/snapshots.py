@@ -12,14 +12,19 @@ Objects are written atomically and durably before the version file that names th
 killed mid-write leaves the previous version whole (a few unreferenced objects at most, removed by the
 next prune). Reading checks every chunk's hash: a damaged or missing object makes its version unreadable
 (the store then falls back to an older one, as for a damaged version file). Chunks were validated when
-written and are verified by hash when read, so Shortcuts are rebuilt from them without re-validating.
+written and are verified by hash when read, so Shortcuts are rebuilt from them without re-validating,
+and a process keeps recently decoded chunks (a chunk's name is its content's hash, so a cached chunk
+can never be stale). The Shortcuts of a loaded state are shared with the cache: treat them as read-only
+(every edit goes through ``MemoryStore.update``, which works on a deep copy).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -101,7 +106,7 @@ def write_version(path: Path, objects_dir: Path, state: MemoryState) -> int:
     return written + len(text)
 
 
-def _read_chunk(objects_dir: Path, name: str, where: Path) -> list[Any]:
+def _read_chunk(objects_dir: Path, name: str, where: Path, part: str) -> list[Any]:
     path = object_path(objects_dir, str(name))
     try:
         data = path.read_bytes()
@@ -111,13 +116,22 @@ def _read_chunk(objects_dir: Path, name: str, where: Path) -> list[Any]:
         raise MemoryStoreError(f"{path} cannot be read: {exc.strerror}") from None
     if hashlib.sha256(data).hexdigest() != name:
         raise MemoryStoreError(f"{path} is damaged (its content does not match its name)")
+    with _cache_lock:
+        cached = _CACHE.get(name)
+    if cached is not None and part != "usage":  # usage records are mutable: always fresh
+        return cached
     try:
         chunk = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MemoryStoreError(f"{path} is not valid JSON ({exc})") from None
     if not isinstance(chunk, list):
         raise MemoryStoreError(f"{path} is not a memory chunk")
-    return chunk
+    if part == "usage":
+        return chunk
+    try:
+        return _decoded(name, part, chunk)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise MemoryStoreError(f"{path} is not a valid memory chunk ({exc})") from None
 
 
 def chunk_names(data: dict[str, Any]) -> dict[str, list[str]]:
@@ -131,16 +145,59 @@ def chunk_names(data: dict[str, Any]) -> dict[str, list[str]]:
     return {part: list(chunks[part]) for part in _CONTENT}
 
 
+_STEP_FIELDS = frozenset({"name", "arguments_map"})
+_CACHE: OrderedDict[str, list[Any]] = OrderedDict()
+_CACHE_ITEMS = 60_000
+"""Most items kept decoded in this process (chunks are immutable: a name always means the same content)."""
+_cache_lock = threading.Lock()
+
+
+def _built(model: type[Any], values: dict[str, Any], fields_set: set[str] | frozenset[str]) -> Any:
+    """A pydantic model instance from values already known valid (what ``model_construct`` does, for
+    these two small models, without its per-call overhead: 10,000 Shortcuts load in milliseconds)."""
+    obj = model.__new__(model)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(fields_set))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
 def _shortcut(data: Any) -> Shortcut:
     """A Shortcut from a verified chunk, built without re-validating (it was validated when written)."""
     if not isinstance(data, dict) or not isinstance(data.get("atomic_action_sequence"), list):
         raise ValueError("not a Shortcut")
     steps = [
-        ShortcutStep.model_construct(name=step["name"], arguments_map=dict(step.get("arguments_map", {})))
+        _built(
+            ShortcutStep,
+            {"name": str(step["name"]), "arguments_map": dict(step.get("arguments_map") or {})},
+            _STEP_FIELDS,
+        )
         for step in data["atomic_action_sequence"]
     ]
-    fields = {k: data[k] for k in ("name", "arguments", "description", "precondition") if k in data}
-    return Shortcut.model_construct(**fields, atomic_action_sequence=steps)
+    values = {
+        "name": str(data["name"]),
+        "arguments": [str(a) for a in data.get("arguments") or []],
+        "description": str(data.get("description", "")),
+        "precondition": str(data.get("precondition", "")),
+        "atomic_action_sequence": steps,
+    }
+    return _built(Shortcut, values, set(data) & set(values))  # type: ignore[no-any-return]
+
+
+def _decoded(name: str, part: str, chunk: list[Any]) -> list[Any]:
+    """A chunk's items as the state holds them (Shortcuts built), cached by chunk name."""
+    with _cache_lock:
+        cached = _CACHE.get(name)
+        if cached is not None:
+            _CACHE.move_to_end(name)
+            return cached
+    items = [[pair[0], _shortcut(pair[1])] for pair in _pairs(chunk)] if part == "shortcuts" else chunk
+    with _cache_lock:
+        _CACHE[name] = items
+        while sum(len(v) for v in _CACHE.values()) > _CACHE_ITEMS and len(_CACHE) > 1:
+            _CACHE.popitem(last=False)
+    return items
 
 
 def read_version(path: Path, objects_dir: Path, data: dict[str, Any]) -> MemoryState:
@@ -152,7 +209,7 @@ def read_version(path: Path, objects_dir: Path, data: dict[str, Any]) -> MemoryS
     except MemoryStoreError as exc:
         raise MemoryStoreError(f"{path} is not a valid memory snapshot: {exc}") from None
     parts = {
-        part: [item for name in names[part] for item in _read_chunk(objects_dir, name, path)]
+        part: [item for name in names[part] for item in _read_chunk(objects_dir, name, path, part)]
         for part in _CONTENT
     }
     meta = {k: v for k, v in data.items() if k not in ("chunks", *_CONTENT)}
@@ -162,7 +219,7 @@ def read_version(path: Path, objects_dir: Path, data: dict[str, Any]) -> MemoryS
         state = MemoryState.model_validate(
             {**meta, "tips": "\n".join(parts["tips"]), "usage": dict(_pairs(parts["usage"]))}
         )
-        state.shortcuts = {str(name): _shortcut(value) for name, value in _pairs(parts["shortcuts"])}
+        state.shortcuts = {str(name): shortcut for name, shortcut in parts["shortcuts"]}
     except (ValidationError, ValueError, KeyError, TypeError) as exc:
         raise MemoryStoreError(f"{path} is not a valid memory snapshot ({exc})") from None
     return state
