@@ -2,21 +2,25 @@
 
 Layout of a memory directory (``Settings.memory_dir`` unless the user picks another)::
 
-    versions/000001.json   one complete snapshot per version: Tips, Shortcuts, usage, who changed what
+    versions/000001.json   one file per version: who changed what, and the chunks holding its content
     versions/000002.json   ... the highest readable number is the current memory
+    objects/               content-addressed chunks shared between versions (``mae.memory.snapshots``)
+    runs.jsonl             versions runs started from (kept by the pruning policy, ``mae.memory.pruning``)
     history.jsonl          one JSON line per change, rejected proposal or failed reflection
     .lock                  held by a writer while it updates (other writers wait)
 
-Every snapshot is written once, atomically (temporary file, fsync, ``os.replace``), and never rewritten,
-so a process killed mid-write leaves the previous version current. Version 0 is the built-in initial
-memory (the paper's four Tips and ``Tap_Type_and_Enter``) and is never written. An unreadable snapshot
-is kept on disk, reported, and skipped in favour of the newest readable one; if none is readable,
-``MemoryStoreError`` says what to do. Rollback and reset add a new version; nothing is ever deleted.
+Every file is written once, atomically (temporary file, fsync, ``os.replace``), and never rewritten,
+chunks before the version that names them, so a process killed mid-write leaves the previous version
+current. Version 0 is the built-in initial memory (the paper's four Tips and ``Tap_Type_and_Enter``)
+and is never written. An unreadable snapshot is kept on disk, reported, and skipped in favour of the
+newest readable one; if none is readable, ``MemoryStoreError`` says what to do. Rollback and reset add
+a new version; old versions are pruned by a documented policy (keep the newest ``keep_versions`` and
+every version a run started from).
 
 The public API (used by the CLI, the runs and the UI): ``MemoryStore.load``, ``load_version``,
 ``versions``, ``history``, ``update``, ``set_tips``, ``put_shortcuts``, ``put_shortcuts_json``,
 ``delete_shortcut``, ``reinstate_shortcut``, ``import_files``, ``export``, ``rollback``, ``reset``,
-``log_event``; ``MemoryState.status`` / ``usable_shortcuts`` and ``status_table`` for display.
+``log_event``, ``prune``, ``record_run_start``; ``MemoryState.status`` / ``usable_shortcuts`` and ``status_table`` for display.
 Every write returns an ``UpdateResult`` (the new state, the version written or None, and the change
 report with refused Shortcuts); every failure is a ``MemoryStoreError`` whose message says what to do.
 """
