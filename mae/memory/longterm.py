@@ -20,7 +20,8 @@ every version a run started from).
 The public API (used by the CLI, the runs and the UI): ``MemoryStore.load``, ``load_version``,
 ``versions``, ``history``, ``update``, ``set_tips``, ``put_shortcuts``, ``put_shortcuts_json``,
 ``delete_shortcut``, ``reinstate_shortcut``, ``import_files``, ``export``, ``rollback``, ``reset``,
-``log_event``, ``prune``, ``record_run_start``; ``MemoryState.status`` / ``usable_shortcuts`` and ``status_table`` for display.
+``log_event``, ``prune``, ``record_run_start``; ``MemoryState.status`` / ``usable_shortcuts`` and
+``status_table`` for display.
 Every write returns an ``UpdateResult`` (the new state, the version written or None, and the change
 report with refused Shortcuts); every failure is a ``MemoryStoreError`` whose message says what to do.
 """
