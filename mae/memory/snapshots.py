@@ -171,7 +171,7 @@ def _shortcut(data: Any) -> Shortcut:
         _built(
             ShortcutStep,
             {"name": str(step["name"]), "arguments_map": dict(step.get("arguments_map") or {})},
-            _STEP_FIELDS,
+            _STEP_FIELDS & set(step),
         )
         for step in data["atomic_action_sequence"]
     ]
