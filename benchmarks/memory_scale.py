@@ -4,7 +4,8 @@ For stores of 10, 100, 1,000 and 10,000 Tips and as many Shortcuts (synthetic, a
 imported in the paper's formats), against the fake model server (scripted replies, not a model):
 
 - **tips counted**: how many Tips the store counts after the import (must equal the size);
-- **load**: median milliseconds of ``MemoryStore.load()`` (a fresh store object, warm OS cache);
+- **load**: median milliseconds of ``MemoryStore.load()`` (a fresh store object, warm OS cache), and
+  of the first load in a fresh process (imports excluded), as a CLI command does it;
 - **disk per version**: bytes one reflection (one Tip and one Shortcut added) adds to the folder, and
   the folder's total after it;
 - **prompt sizes**: the longest prompt of each role in a short run prepared from that store (the two
@@ -28,6 +29,7 @@ import argparse
 import json
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -263,6 +265,28 @@ def prepared_run(store_dir: Path, log_dir: Path, model: ScriptedModel, reflect: 
     return longest
 
 
+COLD_LOAD = (
+    "import sys, time\n"
+    "from mae.memory.longterm import MemoryStore\n"
+    "started = time.perf_counter()\n"
+    "MemoryStore(sys.argv[1]).load()\n"
+    "print(time.perf_counter() - started)\n"
+)
+
+
+def cold_load_s(store_dir: Path) -> float:
+    """Seconds of the first ``load()`` in a fresh process (as the CLI does it), imports excluded."""
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", COLD_LOAD, str(store_dir)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -283,6 +307,7 @@ def measure_size(size: int, work: Path) -> dict[str, Any]:
         started = time.perf_counter()
         MemoryStore(store_dir).load()
         timings.append(time.perf_counter() - started)
+    cold = [cold_load_s(store_dir) for _ in range(3)]
     before = folder_bytes(store_dir)
     prompts = prepared_run(store_dir, folder / "runs", ScriptedModel(), reflect=True)
     after = folder_bytes(store_dir)
@@ -293,6 +318,7 @@ def measure_size(size: int, work: Path) -> dict[str, Any]:
         "shortcuts_counted": len(loaded.shortcuts),
         "import_s": round(import_s, 3),
         "load_ms": round(statistics.median(timings) * 1000, 1),
+        "load_cold_ms": round(statistics.median(cold) * 1000, 1),
         "disk_per_version_bytes": after - before,
         "disk_total_bytes": after,
         "prompt_chars": prompts,
@@ -343,7 +369,8 @@ def tokens(chars: int) -> int:
 def print_size(fig: dict[str, Any], initial: dict[str, int]) -> None:
     print(
         f"\n{fig['size']:,} items: {fig['tips_counted']:,} tips and {fig['shortcuts_counted']:,} Shortcuts "
-        f"counted; import {fig['import_s']:.2f} s; load {fig['load_ms']:.1f} ms; one version adds "
+        f"counted; import {fig['import_s']:.2f} s; load {fig['load_ms']:.1f} ms (first in a process "
+        f"{fig['load_cold_ms']:.1f} ms); one version adds "
         f"{fig['disk_per_version_bytes']:,} bytes (folder {fig['disk_total_bytes']:,})"
     )
     for agent, chars in sorted(fig["prompt_chars"].items()):
