@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mae.cli import main
 from mae.errors import MemoryStoreError
 from mae.memory import snapshots
 from mae.memory.longterm import Change, MemoryState, MemoryStore
@@ -93,3 +94,13 @@ def test_memory_prune_keeps_the_last_versions_and_those_runs_started_from(tmp_pa
     assert store.load().tip_items()[-1] == "Version 2." and store.load().version == 16
     history = [entry.version for entry in store.history() if entry.version is not None]
     assert history == list(range(1, 17)), "the history keeps a line for every version"
+
+
+def test_memory_prune_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = MemoryStore(tmp_path)
+    for number in range(1, 6):
+        add_tip(store, f"Version {number}.")
+    assert main(["memory", "prune", "--keep", "2", "--memory-dir", str(tmp_path)]) == 0
+    assert "deleted 3 old version(s)" in capsys.readouterr().out and store.versions() == [4, 5]
+    assert main(["memory", "prune", "--keep", "0", "--memory-dir", str(tmp_path)]) == 2
+    assert "--keep must be at least 1" in capsys.readouterr().err
