@@ -30,7 +30,7 @@ from mae.config import EvolutionSettings
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
 from mae.memory.models import ShortcutUsage
-from mae.memory.select import rank_shortcuts, rank_tips
+from mae.memory.select import bounded, rank_shortcuts, rank_tips
 from mae.memory.slices import tip_key
 from mae.memory.tips import INITIAL_TIPS, format_tips, split_tips
 
@@ -229,14 +229,8 @@ def _retrieve_tips(
         if reply.value is not None:
             rank = {index: position for position, index in enumerate(candidates)}
             chosen = sorted((n - 1 for n in reply.value.numbers), key=lambda i: rank.get(i, len(rank)))
-            kept = rank_tips(
-                [items[i] for i in chosen],
-                "",
-                limit=RUN_TIPS,
-                budget_chars=RUN_TIPS_CHARS,
-                first=range(len(chosen)),
-            )
-            picked = sorted(chosen[i] for i in kept)
+            kept = bounded(chosen, [len(item) + 8 for item in items], RUN_TIPS, RUN_TIPS_CHARS)
+            picked = sorted(kept)
             result.tips_selected = [i + 1 for i in picked]
             result.tips = _tips_for_run(items, picked)
             if len(picked) < len(chosen):
@@ -292,10 +286,11 @@ def _retrieve_shortcuts(
             result.problems.append("Shortcuts retriever chose none; using the initial Shortcuts")
             return
         if selection.value is not None:
-            chosen = {n: shortcuts[n] for n in selection.value.names}
-            names = rank_shortcuts(
-                chosen, "", limit=RUN_SHORTCUTS, budget_chars=RUN_SHORTCUTS_CHARS, first=list(chosen)
-            )
+            chosen = selection.value.names
+            sizes = [len(shortcuts[n].describe()) + 1 for n in chosen]
+            names = [
+                chosen[i] for i in bounded(range(len(chosen)), sizes, RUN_SHORTCUTS, RUN_SHORTCUTS_CHARS)
+            ]
             result.shortcuts_selected = names
             result.shortcuts = {n: shortcuts[n] for n in names}
             if len(names) < len(chosen):

@@ -88,7 +88,9 @@ def similarity_scores(documents: Sequence[str], query: str) -> list[float]:
     ]
 
 
-def _bounded(ordered: Iterable[int], sizes: Sequence[int], limit: int, budget_chars: int) -> list[int]:
+def bounded(ordered: Iterable[int], sizes: Sequence[int], limit: int, budget_chars: int) -> list[int]:
+    """The indices of ``ordered``, in order, that fit ``limit`` items and ``budget_chars`` characters
+    (``sizes[i]`` each); an item too long for what is left is skipped, a shorter one later may fit."""
     chosen: list[int] = []
     used = 0
     for index in ordered:
@@ -114,7 +116,7 @@ def rank_tips(
     scores = similarity_scores(items, query)
     ranked = sorted(range(len(items)), key=lambda i: (-scores[i], i))
     ordered = list(dict.fromkeys([*(i for i in first if 0 <= i < len(items)), *ranked]))
-    return _bounded(ordered, [len(item) + 8 for item in items], limit, budget_chars)
+    return bounded(ordered, [len(item) + 8 for item in items], limit, budget_chars)
 
 
 def usage_bonus(usage: ShortcutUsage | None) -> float:
@@ -145,4 +147,4 @@ def rank_shortcuts(
     position = {name: i for i, name in enumerate(names)}
     ordered = list(dict.fromkeys([*(position[n] for n in first if n in position), *ranked]))
     sizes = [len(shortcuts[n].describe()) + 1 for n in names]
-    return [names[i] for i in _bounded(ordered, sizes, limit, budget_chars)]
+    return [names[i] for i in bounded(ordered, sizes, limit, budget_chars)]
