@@ -13,9 +13,10 @@ killed mid-write leaves the previous version whole (a few unreferenced objects a
 next prune). Reading checks every chunk's hash: a damaged or missing object makes its version unreadable
 (the store then falls back to an older one, as for a damaged version file). Chunks were validated when
 written and are verified by hash when read, so Shortcuts are rebuilt from them without re-validating,
-and a process keeps recently decoded chunks (a chunk's name is its content's hash, so a cached chunk
-can never be stale). The Shortcuts of a loaded state are shared with the cache: treat them as read-only
-(every edit goes through ``MemoryStore.update``, which works on a deep copy).
+and a process keeps recently decoded chunks and reuses them without reading their files again (a
+chunk's name is the hash of its content, so a cached chunk can never be stale; a damaged file is
+found by the next process that reads it). The Shortcuts of a loaded state are shared with the cache:
+treat them as read-only (every edit goes through ``MemoryStore.update``, which works on a deep copy).
 """
 
 from __future__ import annotations
@@ -108,6 +109,11 @@ def write_version(path: Path, objects_dir: Path, state: MemoryState) -> int:
 
 def _read_chunk(objects_dir: Path, name: str, where: Path, part: str) -> list[Any]:
     path = object_path(objects_dir, str(name))
+    if part != "usage":  # usage records are mutable: always read afresh
+        with _cache_lock:
+            cached = _CACHE.get(name)
+        if cached is not None:
+            return cached  # a chunk's name is its content's hash: what is cached is what the file holds
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -116,10 +122,6 @@ def _read_chunk(objects_dir: Path, name: str, where: Path, part: str) -> list[An
         raise MemoryStoreError(f"{path} cannot be read: {exc.strerror}") from None
     if hashlib.sha256(data).hexdigest() != name:
         raise MemoryStoreError(f"{path} is damaged (its content does not match its name)")
-    with _cache_lock:
-        cached = _CACHE.get(name)
-    if cached is not None and part != "usage":  # usage records are mutable: always fresh
-        return cached
     try:
         chunk = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
