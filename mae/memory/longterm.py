@@ -368,6 +368,38 @@ class MemoryStore:
                 self._prune_locked(self.keep_versions)
             return UpdateResult(state=draft, version=version, change=change)
 
+    def _log_before_pruning(self, doomed: list[int]) -> None:
+        """Give every version about to be deleted its history line (a writer killed between its version
+        file and its history line left it only in the version file)."""
+        logged: set[int] = set()
+        if self.history_path.is_file():
+            for line in self.history_path.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    version = json.loads(line).get("version")
+                except (ValueError, AttributeError):
+                    continue
+                if isinstance(version, int):
+                    logged.add(version)
+        for number in doomed:
+            if number in logged:
+                continue
+            try:
+                state = self._read_version(number)
+            except MemoryStoreError:
+                continue
+            self._append_history(
+                HistoryEntry(
+                    time=state.created_at,
+                    version=number,
+                    author=state.author,
+                    summary=state.summary,
+                    task=state.task,
+                    changes=state.changes,
+                    rejected=state.rejected,
+                    problems=state.problems,
+                )
+            )
+
     def record_run_start(self, version: int, task: str) -> None:
         """Note that a run started from ``version``: the pruning policy keeps that version."""
         try:
@@ -385,6 +417,7 @@ class MemoryStore:
         doomed = versions_to_delete(self.versions(), pinned_versions(self.directory), keep_last)
         if not doomed:
             return PruneReport()
+        self._log_before_pruning(doomed)
         report = delete_versions(self.versions_dir, self.objects_dir, doomed, self._version_path)
         logger.info("memory: pruned %d old version(s), %d chunk(s)", len(report.versions), report.objects)
         return report
