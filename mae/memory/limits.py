@@ -25,10 +25,6 @@ MAX_IMPORT_BYTES = 64 * 1024 * 1024
 """Largest file ``memory import`` reads."""
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def tip_problem(items: list[str]) -> str | None:
     """Why a list of Tips cannot be stored (too many, or one too long), or None."""
     if len(items) > MAX_STORE_TIPS:
