@@ -165,18 +165,35 @@ def _built(model: type[BaseModel], values: dict[str, Any], fields_set: set[str] 
     return obj
 
 
+_STEPS: dict[tuple[Any, ...], ShortcutStep] = {}
+"""Steps are shared between the Shortcuts that spell them the same way (most are Tap x y, Type, Enter)."""
+
+
+def _step(step: Any) -> ShortcutStep:
+    arguments = step.get("arguments_map")
+    try:
+        key = (step["name"], "arguments_map" in step, tuple(sorted((arguments or {}).items())))
+        hash(key)
+    except TypeError:  # an unhashable literal: build this one alone
+        key = ()
+    shared = _STEPS.get(key) if key else None
+    if shared is not None:
+        return shared
+    built: ShortcutStep = _built(
+        ShortcutStep,
+        {"name": str(step["name"]), "arguments_map": dict(arguments or {})},
+        _STEP_FIELDS & set(step),
+    )
+    if key and len(_STEPS) < 10_000:
+        _STEPS[key] = built
+    return built
+
+
 def _shortcut(data: Any) -> Shortcut:
     """A Shortcut from a verified chunk, built without re-validating (it was validated when written)."""
     if not isinstance(data, dict) or not isinstance(data.get("atomic_action_sequence"), list):
         raise ValueError("not a Shortcut")
-    steps = [
-        _built(
-            ShortcutStep,
-            {"name": str(step["name"]), "arguments_map": dict(step.get("arguments_map") or {})},
-            _STEP_FIELDS & set(step),
-        )
-        for step in data["atomic_action_sequence"]
-    ]
+    steps = [_step(step) for step in data["atomic_action_sequence"]]
     values = {
         "name": str(data["name"]),
         "arguments": [str(a) for a in data.get("arguments") or []],
