@@ -171,12 +171,11 @@ _STEPS: dict[tuple[Any, ...], ShortcutStep] = {}
 
 def _step(step: Any) -> ShortcutStep:
     arguments = step.get("arguments_map")
+    key: tuple[Any, ...] = (step["name"], arguments is None, *(arguments.items() if arguments else ()))
     try:
-        key = (step["name"], "arguments_map" in step, tuple(sorted((arguments or {}).items())))
-        hash(key)
+        shared = _STEPS.get(key)
     except TypeError:  # an unhashable literal: build this one alone
-        key = ()
-    shared = _STEPS.get(key) if key else None
+        key, shared = (), None
     if shared is not None:
         return shared
     built: ShortcutStep = _built(
