@@ -208,12 +208,20 @@ class MemorySession:
         """The Tips and Shortcuts for ``instruction`` and a fresh precondition guard."""
         state = self.store.load() if self.use_store else initial_state()
         notes = list(self.store.warnings) if self.use_store else []
+        if self.use_store:
+            self.store.record_run_start(state.version, instruction)  # the pruning policy keeps it
         shortcuts = state.usable_shortcuts(self.policy)
         withheld = withheld_shortcuts(state, self.policy)
         for name, why in withheld.items():
             notes.append(f"Shortcut {name} withheld: {why}")
         retrieved = retrieve(
-            self.client, instruction, state.tips, shortcuts, self.settings.evolution, on_turn=self.on_turn
+            self.client,
+            instruction,
+            state.tips,
+            shortcuts,
+            self.settings.evolution,
+            on_turn=self.on_turn,
+            usage=state.usage,
         )
         if retrieved.tips_selected is not None or retrieved.shortcuts_selected is not None:
             notes.append(f"retrieval: {retrieved.summary()}")
@@ -258,6 +266,8 @@ class MemorySession:
             refused=refused,
             on_turn=on_turn,
             progress=self.progress if self.shown else None,
+            used_tips=prepared.tips,
+            used_shortcuts=list(prepared.shortcuts),
         )
         if prepared.guard is not None:
             report.problems.extend(prepared.guard.problems)

@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from mae.actions import Shortcut
-from mae.agents import manager, notetaker, operator, reflector
+from mae.agents import manager, notes_budget, notetaker, operator, reflector
 from mae.agents.base import AgentResult, Screen
 from mae.agents.operator import ShortcutGuard
 from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
@@ -132,6 +132,15 @@ class MobileAgentE:
             if pool is not None:
                 pool.shutdown(wait=True)
         memory.notes = require(notes, "Notetaker").notes
+        if notes_budget.over_budget(memory.notes):
+            shorter, _ = run.stage(
+                "notetaker",
+                lambda: notes_budget.consolidate(
+                    run.client, memory, on_turn=run.on_turn, prompts_dir=run.prompts_dir
+                ),
+            )
+            if shorter.value is not None:
+                memory.notes = shorter.value.notes
         return None
 
     @staticmethod

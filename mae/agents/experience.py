@@ -30,6 +30,7 @@ from mae.agents.parsing import (
 from mae.agents.prompting import render_prompt
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
+from mae.memory.limits import MAX_STORE_SHORTCUTS, MAX_STORE_TIPS, MAX_TIP_CHARS, trim_shortcut_text
 from mae.memory.longterm import Change, MemoryState, MemoryStore, UsagePolicy
 from mae.memory.shortcuts import (
     Rejection,
@@ -38,6 +39,7 @@ from mae.memory.shortcuts import (
     shortcut_entries,
     shortcut_to_json,
 )
+from mae.memory.slices import failing_shortcuts, merge_tips, shortcuts_slice, tips_slice
 from mae.memory.tips import format_tips, normalize_tips, split_tips
 from mae.memory.usage import apply_usage, failure_report
 from mae.memory.working import WorkingMemory
@@ -142,8 +144,6 @@ def future_tasks_text(future_tasks: Sequence[str] | None) -> str:
 
 MAX_TIPS = 40
 """Most Tips kept from one reply (the rest are dropped with a warning)."""
-MAX_TIP_CHARS = 400
-"""Longest single tip kept (longer ones are cut with a warning)."""
 MAX_SHORTCUT_JSON_CHARS = 16_000
 """Largest Shortcuts section read; a larger one is refused."""
 MAX_SHORTCUTS_PER_REPLY = 10
@@ -236,10 +236,13 @@ def parse_shortcuts_reply(text: str) -> ShortcutsReply:
     )
 
 
-def describe_known_shortcuts(state: MemoryState) -> str:
-    """Existing Shortcuts as JSON lines with their usage, for the Shortcuts reflector."""
+def describe_known_shortcuts(state: MemoryState, names: Sequence[str] | None = None) -> str:
+    """Existing Shortcuts (all, or ``names``) as JSON lines with their usage, for the Shortcuts reflector;
+    a last line says how many more the memory holds."""
     lines = []
-    for name, shortcut in state.shortcuts.items():
+    shown = list(state.shortcuts) if names is None else [n for n in names if n in state.shortcuts]
+    for name in shown:
+        shortcut = state.shortcuts[name]
         usage = state.usage.get(name)
         counts = (
             f"used {usage.calls} time(s): {usage.successes} succeeded, {usage.failures} failed"
@@ -247,6 +250,12 @@ def describe_known_shortcuts(state: MemoryState) -> str:
             else "not used yet"
         )
         lines.append(f"- {json.dumps(shortcut_to_json(shortcut), ensure_ascii=False)}\n  ({counts})")
+    hidden = len(state.shortcuts) - len(shown)
+    if hidden > 0:
+        lines.append(
+            f"({hidden:,} more Shortcuts, less related to this task, are in the memory and stay as they are; "
+            "give a new Shortcut a specific name)"
+        )
     return "\n".join(lines) or "(none)"
 
 
@@ -297,10 +306,15 @@ def reflect_shortcuts(
     future_tasks: Sequence[str] | None = None,
     on_turn: TurnListener | None = None,
     prompts_dir: Path | None = None,
+    used: Sequence[str] = (),
 ) -> AgentResult[ShortcutsReply]:
-    """Ask the Shortcuts reflector for new and revised Shortcuts, showing it the failing ones."""
+    """Ask the Shortcuts reflector for new and revised Shortcuts, showing it the failing ones and (in a
+    large memory) the slice of Shortcuts related to the task, first those it ``used``."""
     memory = experience.memory
-    flagged = failure_report(state, state.flagged(policy), policy)
+    flagged = failure_report(state, failing_shortcuts(state, policy), policy)
+    query = "\n".join([experience.instruction, *(future_tasks or [])])
+    called = [a.shortcut for a in memory.actions if a.shortcut]
+    shown = shortcuts_slice(state, query, [*called, *used], policy)
     prompt = render_prompt(
         "experience_shortcuts",
         {
@@ -312,7 +326,7 @@ def reflect_shortcuts(
             "errors": experience.errors_text(),
             "future_tasks": future_tasks_text(future_tasks),
             "atomic_actions": describe_atomic_actions(),
-            "shortcuts": describe_known_shortcuts(state),
+            "shortcuts": describe_known_shortcuts(state, shown),
             "flagged": flagged or "(none: every Shortcut is working)",
         },
         prompts_dir,
@@ -340,10 +354,14 @@ def apply_proposals(
     refused rather than silently overwriting that change.
     """
     changes: list[str] = []
+    new, revised = _trimmed(new, changes), _trimmed(revised, changes)
     for value in new:
         checked = check_shortcut(value, source=SOURCE)
         if isinstance(checked, Rejection):
             report.rejected.append(checked)
+        elif len(state.shortcuts) >= MAX_STORE_SHORTCUTS:
+            reason = f"the memory holds {MAX_STORE_SHORTCUTS:,} Shortcuts, its limit; delete some to add more"
+            report.rejected.append(Rejection(name=checked.name, reason=reason, source=SOURCE))
         elif checked.name in state.shortcuts:
             reason = (
                 f"duplicate name: a Shortcut named {checked.name} already exists; an improved version "
@@ -377,6 +395,21 @@ def apply_proposals(
     return changes
 
 
+def _trimmed(values: Sequence[Any], changes: list[str]) -> list[Any]:
+    """Proposals with over-long descriptions and preconditions cut (a warning for each)."""
+    kept = []
+    for value in values:
+        trimmed, cut = trim_shortcut_text(value)
+        if cut:
+            name = trimmed.get("name", "(unnamed)") if isinstance(trimmed, Mapping) else "(unnamed)"
+            log.warning(
+                "the Shortcuts reflector wrote a very long description or precondition for %s; cut", name
+            )
+            changes.append(f"cut the long description or precondition of {name}")
+        kept.append(trimmed)
+    return kept
+
+
 def reflect_on_task(
     store: MemoryStore,
     client: ChatClient,
@@ -389,12 +422,16 @@ def reflect_on_task(
     on_turn: TurnListener | None = None,
     prompts_dir: Path | None = None,
     progress: Callable[[str], None] | None = None,
+    used_tips: str = "",
+    used_shortcuts: Sequence[str] = (),
 ) -> ExperienceReport:
     """Update the long-term memory after a task: usage counts, then (if ``reflect``) both reflectors.
 
     ``refused`` counts Shortcut calls the precondition check refused during the task. Model errors and
     unusable replies are reported in ``ExperienceReport.problems`` (and the store history), never
-    raised; ``MemoryStoreError`` (the store itself cannot be written) is raised.
+    raised; ``MemoryStoreError`` (the store itself cannot be written) is raised. In a large memory the
+    reflectors see a slice (``mae.memory.slices``) led by ``used_tips`` / ``used_shortcuts`` (what the run
+    was given); their edits are merged into the full store.
     """
     policy = policy or UsagePolicy()
     experience = result if isinstance(result, TaskExperience) else TaskExperience.from_result(result)
@@ -406,6 +443,7 @@ def reflect_on_task(
     preview = base.model_copy(deep=True)
     apply_usage(preview, experience.memory.actions, task=task, refused=refused, policy=policy)
 
+    seen_tips = tips_slice(base.tips, "\n".join([task, *(future_tasks or [])]), used_tips)
     tips_reply: TipsReply | None = None
     shortcuts_reply: ShortcutsReply | None = None
     say = progress or (lambda _message: None)
@@ -426,7 +464,7 @@ def reflect_on_task(
             lambda: reflect_tips(
                 client,
                 experience,
-                base.tips,
+                seen_tips,
                 future_tasks=future_tasks,
                 on_turn=on_turn,
                 prompts_dir=prompts_dir,
@@ -450,6 +488,7 @@ def reflect_on_task(
                     future_tasks=future_tasks,
                     on_turn=on_turn,
                     prompts_dir=prompts_dir,
+                    used=used_shortcuts,
                 ),
                 report,
             )
@@ -465,22 +504,18 @@ def reflect_on_task(
         report.tips_before = len(split_tips(state.tips))
         report.tips_after = report.tips_before
         report.tips_updated = False
-        if tips_reply is not None and tips_reply.tips != state.tips:
-            if state.tips == base.tips:
-                state.tips = tips_reply.tips
+        if tips_reply is not None and tips_reply.tips != seen_tips:
+            whole = seen_tips == base.tips and state.tips == base.tips
+            # the reflector saw everything and nobody changed the Tips meanwhile: its list, as written;
+            # otherwise its edits to what it saw, merged into the latest full list
+            merged = tips_reply.tips if whole else merge_tips(seen_tips, tips_reply.tips, state.tips)
+            merged = _within_store_limit(merged, state.tips, report)
+            if merged != state.tips:
+                state.tips = merged
                 report.tips_updated = True
                 report.tips_after = len(split_tips(state.tips))
-                change.changes.append(f"Tips updated ({report.tips_before} -> {report.tips_after} tips)")
-            else:  # another run (or a person) changed the Tips meanwhile: keep both updates
-                merged = merge_tips(base.tips, tips_reply.tips, state.tips)
-                if merged != state.tips:
-                    state.tips = merged
-                    report.tips_updated = True
-                    report.tips_after = len(split_tips(state.tips))
-                    change.changes.append(
-                        f"Tips updated, merged with a concurrent change ({report.tips_before} -> "
-                        f"{report.tips_after} tips)"
-                    )
+                how = "" if whole else ", merged with a concurrent change" if seen_tips == base.tips else ""
+                change.changes.append(f"Tips updated{how} ({report.tips_before} -> {report.tips_after} tips)")
         if shortcuts_reply is not None:
             change.changes.extend(
                 apply_proposals(state, base, shortcuts_reply.new, shortcuts_reply.revised, report)
@@ -534,21 +569,16 @@ def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str |
     return PROVIDER_FAILURES.get(last.error or "", "the provider failed or could not be reached")
 
 
-def merge_tips(base: str, ours: str, theirs: str) -> str:
-    """A three-way merge of Tips lists: ``theirs`` (the newest stored version) with the tips ``ours``
-    added to ``base`` and without the ones ``ours`` removed from it (compared by their text)."""
-
-    def key(item: str) -> str:
-        return " ".join(item.lower().split())
-
-    base_items, our_items, their_items = split_tips(base), split_tips(ours), split_tips(theirs)
-    base_keys = {key(item) for item in base_items}
-    our_keys = {key(item) for item in our_items}
-    removed = base_keys - our_keys
-    kept = [item for item in their_items if key(item) not in removed]
-    present = {key(item) for item in kept}
-    added = [item for item in our_items if key(item) not in base_keys and key(item) not in present]
-    return format_tips(kept + added)
+def _within_store_limit(merged: str, current: str, report: ExperienceReport) -> str:
+    """``merged``, or ``current`` when the merge would pass ``MAX_STORE_TIPS`` (with a problem noted)."""
+    count = len(split_tips(merged))
+    if count <= MAX_STORE_TIPS:
+        return merged
+    report.problems.append(
+        f"the Tips reflector's additions were not stored: the memory would hold {count:,} tips, more than "
+        f"its limit of {MAX_STORE_TIPS:,}"
+    )
+    return current
 
 
 def _run(name: str, call: Callable[[], AgentResult[Any]], report: ExperienceReport) -> Any:

@@ -1,4 +1,4 @@
-"""``python -m mae memory {show,import,export,history,rollback,reset,reinstate}``: the long-term memory.
+"""``python -m mae memory {show,import,export,history,rollback,reset,reinstate,prune}``: the long-term memory.
 
 The memory directory is ``--memory-dir``, else ``$MAE_MEMORY_DIR``, else the user data folder
 (``Settings.memory_dir``). See docs/memory.md.
@@ -74,7 +74,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     again.add_argument("name", help="the Shortcut's name")
     again.set_defaults(func=cmd_reinstate)
 
-    for sub in (show, imp, exp, hist, back, reset, again):
+    prune = actions.add_parser(
+        "prune", help="delete old versions now (keeps the newest N and every version a run started from)"
+    )
+    prune.add_argument("--keep", type=int, default=None, metavar="N", help="versions to keep (default 50)")
+    prune.set_defaults(func=cmd_prune)
+
+    for sub in (show, imp, exp, hist, back, reset, again, prune):
         sub.add_argument(
             "--memory-dir",
             type=Path,
@@ -243,6 +249,21 @@ def cmd_reinstate(args: argparse.Namespace) -> int:
     """Clear a Shortcut's failure streak."""
     store = _store(_settings(args))
     _report(store.reinstate_shortcut(args.name, author="user (memory reinstate)"))
+    return 0
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    """Delete old versions by the pruning policy."""
+    if args.keep is not None and args.keep < 1:
+        print("--keep must be at least 1 (the current version is always kept)", file=sys.stderr)
+        return 2
+    store = _store(_settings(args))
+    report = store.prune(args.keep)
+    kept = store.versions()
+    print(
+        f"deleted {len(report.versions)} old version(s) and {report.objects} unused chunk(s), "
+        f"{report.bytes_freed / 1024:,.0f} KiB; {len(kept)} version(s) kept"
+    )
     return 0
 
 

@@ -2,21 +2,26 @@
 
 Layout of a memory directory (``Settings.memory_dir`` unless the user picks another)::
 
-    versions/000001.json   one complete snapshot per version: Tips, Shortcuts, usage, who changed what
+    versions/000001.json   one file per version: who changed what, and the chunks holding its content
     versions/000002.json   ... the highest readable number is the current memory
+    objects/               content-addressed chunks shared between versions (``mae.memory.snapshots``)
+    runs.jsonl             versions runs started from (kept by the pruning policy, ``mae.memory.pruning``)
     history.jsonl          one JSON line per change, rejected proposal or failed reflection
     .lock                  held by a writer while it updates (other writers wait)
 
-Every snapshot is written once, atomically (temporary file, fsync, ``os.replace``), and never rewritten,
-so a process killed mid-write leaves the previous version current. Version 0 is the built-in initial
-memory (the paper's four Tips and ``Tap_Type_and_Enter``) and is never written. An unreadable snapshot
-is kept on disk, reported, and skipped in favour of the newest readable one; if none is readable,
-``MemoryStoreError`` says what to do. Rollback and reset add a new version; nothing is ever deleted.
+Every file is written once, atomically (temporary file, fsync, ``os.replace``), and never rewritten,
+chunks before the version that names them, so a process killed mid-write leaves the previous version
+current. Version 0 is the built-in initial memory (the paper's four Tips and ``Tap_Type_and_Enter``)
+and is never written. An unreadable snapshot is kept on disk, reported, and skipped in favour of the
+newest readable one; if none is readable, ``MemoryStoreError`` says what to do. Rollback and reset add
+a new version; old versions are pruned by a documented policy (keep the newest ``keep_versions`` and
+every version a run started from).
 
 The public API (used by the CLI, the runs and the UI): ``MemoryStore.load``, ``load_version``,
 ``versions``, ``history``, ``update``, ``set_tips``, ``put_shortcuts``, ``put_shortcuts_json``,
 ``delete_shortcut``, ``reinstate_shortcut``, ``import_files``, ``export``, ``rollback``, ``reset``,
-``log_event``; ``MemoryState.status`` / ``usable_shortcuts`` and ``status_table`` for display.
+``log_event``, ``prune``, ``record_run_start``; ``MemoryState.status`` / ``usable_shortcuts`` and
+``status_table`` for display.
 Every write returns an ``UpdateResult`` (the new state, the version written or None, and the change
 report with refused Shortcuts); every failure is a ``MemoryStoreError`` whose message says what to do.
 """
@@ -38,6 +43,7 @@ from pydantic import ValidationError
 from mae.actions import Shortcut
 from mae.errors import MemoryStoreError
 from mae.memory.atomic import DirectoryLock, append_line, atomic_write_text, remove_stale_temp_files
+from mae.memory.limits import MAX_IMPORT_BYTES, MAX_STORE_SHORTCUTS, tip_problem
 from mae.memory.models import (
     FORMAT,
     HistoryEntry,
@@ -50,6 +56,15 @@ from mae.memory.models import (
     policy_from,
     status_table,
 )
+from mae.memory.pruning import (
+    KEEP_VERSIONS,
+    PRUNE_SLACK,
+    PruneReport,
+    delete_versions,
+    pinned_versions,
+    record_run_start,
+    versions_to_delete,
+)
 from mae.memory.shortcuts import (
     Rejection,
     ShortcutsFileError,
@@ -59,6 +74,9 @@ from mae.memory.shortcuts import (
     same_definition,
     shortcut_entries,
 )
+from mae.memory.snapshots import OBJECTS_DIR
+from mae.memory.snapshots import read_version as read_snapshot
+from mae.memory.snapshots import write_version as write_snapshot
 from mae.memory.tips import normalize_tips, split_tips
 
 __all__ = [
@@ -117,11 +135,15 @@ Mutation = Callable[[MemoryState], Change]
 class MemoryStore:
     """A directory of versioned long-term memory. Cheap to create; every call reads the disk afresh."""
 
-    def __init__(self, directory: Path | str, *, lock_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, directory: Path | str, *, lock_timeout_s: float = 30.0, keep_versions: int = KEEP_VERSIONS
+    ) -> None:
         self.directory = Path(directory).expanduser()
         self.versions_dir = self.directory / "versions"
         self.history_path = self.directory / "history.jsonl"
+        self.objects_dir = self.directory / OBJECTS_DIR
         self.lock_timeout_s = lock_timeout_s
+        self.keep_versions = keep_versions
         self.warnings: list[str] = []
         """Problems met by the latest read (unreadable snapshots skipped, bad history lines)."""
 
@@ -167,14 +189,7 @@ class MemoryStore:
             raise MemoryStoreError(
                 f"{path} was written by a newer mae (format {data['format']}); upgrade mae"
             )
-        try:
-            state = MemoryState.model_validate(data)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise MemoryStoreError(
-                f"{path} is not a valid memory snapshot ({where}: {first['msg']})"
-            ) from None
+        state = read_snapshot(path, self.objects_dir, data) if file_format >= 2 else _validated(path, data)
         if state.version != version:
             raise MemoryStoreError(f"{path} says it is version {state.version}, not {version}")
         return state
@@ -217,9 +232,12 @@ class MemoryStore:
             return initial_state()
         numbers = self.versions()
         if version not in numbers:
-            span = f"1..{numbers[-1]}" if numbers else "only 0 (nothing stored yet)"
+            span = _span(numbers) if numbers else "only 0 (nothing stored yet)"
+            pruned = (
+                " (old versions are pruned: see docs/memory.md)" if numbers and version < numbers[-1] else ""
+            )
             raise MemoryStoreError(
-                f"memory version {version} does not exist in {self.directory}; versions: {span}"
+                f"memory version {version} does not exist in {self.directory}{pruned}; versions: {span}"
             )
         return self._read_version(version)
 
@@ -293,6 +311,9 @@ class MemoryStore:
         """
         with self._lock():
             remove_stale_temp_files(self.versions_dir)
+            if self.objects_dir.is_dir():
+                for folder in self.objects_dir.iterdir():
+                    remove_stale_temp_files(folder)
             try:
                 current = self.load()
             except MemoryStoreError:
@@ -328,8 +349,7 @@ class MemoryStore:
             draft.changes = list(change.changes)
             draft.rejected = list(change.rejected)
             draft.problems = list(change.problems)
-            text = json.dumps(draft.to_json(), indent=2, ensure_ascii=False) + "\n"
-            atomic_write_text(self._version_path(version), text)
+            write_snapshot(self._version_path(version), self.objects_dir, draft)
             self._append_history(
                 HistoryEntry(
                     time=draft.created_at,
@@ -344,7 +364,63 @@ class MemoryStore:
                 )
             )
             logger.info("memory version %d by %s: %s", version, author, change.summary)
+            if len(numbers) + 1 > self.keep_versions + PRUNE_SLACK:
+                self._prune_locked(self.keep_versions)
             return UpdateResult(state=draft, version=version, change=change)
+
+    def _log_before_pruning(self, doomed: list[int]) -> None:
+        """Give every version about to be deleted its history line (a writer killed between its version
+        file and its history line left it only in the version file)."""
+        logged: set[int] = set()
+        if self.history_path.is_file():
+            for line in self.history_path.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    version = json.loads(line).get("version")
+                except (ValueError, AttributeError):
+                    continue
+                if isinstance(version, int):
+                    logged.add(version)
+        for number in doomed:
+            if number in logged:
+                continue
+            try:
+                state = self._read_version(number)
+            except MemoryStoreError:
+                continue
+            self._append_history(
+                HistoryEntry(
+                    time=state.created_at,
+                    version=number,
+                    author=state.author,
+                    summary=state.summary,
+                    task=state.task,
+                    changes=state.changes,
+                    rejected=state.rejected,
+                    problems=state.problems,
+                )
+            )
+
+    def record_run_start(self, version: int, task: str) -> None:
+        """Note that a run started from ``version``: the pruning policy keeps that version."""
+        try:
+            record_run_start(self.directory, version, task)
+        except (OSError, MemoryStoreError) as exc:
+            self._warn(f"cannot note the memory version this run uses ({exc}); it may be pruned later")
+
+    def prune(self, keep_last: int | None = None) -> PruneReport:
+        """Delete old versions by the policy (keep the newest ``keep_last``, default ``keep_versions``,
+        and every version a run started from) and the chunks only they used."""
+        with self._lock():
+            return self._prune_locked(self.keep_versions if keep_last is None else keep_last)
+
+    def _prune_locked(self, keep_last: int) -> PruneReport:
+        doomed = versions_to_delete(self.versions(), pinned_versions(self.directory), keep_last)
+        if not doomed:
+            return PruneReport()
+        self._log_before_pruning(doomed)
+        report = delete_versions(self.versions_dir, self.objects_dir, doomed, self._version_path)
+        logger.info("memory: pruned %d old version(s), %d chunk(s)", len(report.versions), report.objects)
+        return report
 
     def _append_history(self, entry: HistoryEntry) -> None:
         append_line(self.history_path, entry.model_dump_json())
@@ -381,6 +457,9 @@ class MemoryStore:
             raise MemoryStoreError(
                 "the Tips are empty; give at least one tip (`memory reset` restores the initial ones)"
             )
+        problem = tip_problem(split_tips(tips))
+        if problem:
+            raise MemoryStoreError(f"the Tips were not saved: {problem}")
 
         def mutate(state: MemoryState) -> Change:
             changed = state.tips != tips
@@ -473,6 +552,9 @@ class MemoryStore:
         tips_text = normalize_tips(_read_file(tips)) if tips is not None else None
         if tips_text == "":
             raise MemoryStoreError(f"{tips} holds no Tips; nothing imported")
+        problem = tip_problem(split_tips(tips_text)) if tips_text else None
+        if problem:
+            raise MemoryStoreError(f"{tips}: {problem}; nothing imported")
         checked: list[Shortcut | Rejection] = []
         if shortcuts is not None:
             try:
@@ -543,12 +625,39 @@ class MemoryStore:
         return self.update(mutate, author=author, from_scratch=True)
 
 
+def _span(numbers: list[int]) -> str:
+    """``1..5, 9, 12..14`` for the version numbers on disk."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}..{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def _validated(path: Path, data: dict[str, Any]) -> MemoryState:
+    """A format-1 snapshot (the whole content in one file), validated."""
+    try:
+        return MemoryState.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise MemoryStoreError(f"{path} is not a valid memory snapshot ({where}: {first['msg']})") from None
+
+
 def _unknown_shortcut(name: str, state: MemoryState) -> str:
     return f"there is no Shortcut named {name!r}; known: {', '.join(state.shortcuts) or 'none'}"
 
 
 def _read_file(path: Path) -> str:
     try:
+        size = path.stat().st_size
+        if size > MAX_IMPORT_BYTES:
+            raise MemoryStoreError(
+                f"{path} is {size / 2**20:,.0f} MiB; a memory file may have at most "
+                f"{MAX_IMPORT_BYTES // 2**20} MiB: split it or remove old entries; nothing imported"
+            )
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise MemoryStoreError(f"{path} does not exist; nothing imported") from None
@@ -579,4 +688,9 @@ def _apply_shortcuts(state: MemoryState, checked: list[Shortcut | Rejection], mo
             del state.shortcuts[name]
             state.usage.pop(name, None)
             change.changes.append(f"removed {name}")
+    if len(state.shortcuts) > MAX_STORE_SHORTCUTS:
+        raise MemoryStoreError(
+            f"the memory would hold {len(state.shortcuts):,} Shortcuts; it keeps at most "
+            f"{MAX_STORE_SHORTCUTS:,}: remove some first; nothing changed"
+        )
     return change

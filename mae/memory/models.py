@@ -17,8 +17,8 @@ from mae.config import EvolutionSettings
 from mae.memory.shortcuts import Rejection, shortcuts_to_json
 from mae.memory.tips import INITIAL_TIPS, split_tips
 
-FORMAT = 1
-"""Snapshot format version written by this code."""
+FORMAT = 2
+"""Snapshot format written by this code (2: chunks shared between versions; 1 is still read)."""
 
 _RECENT_FAILURES = 5
 

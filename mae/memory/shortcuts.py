@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from mae.actions import Shortcut
+from mae.memory.limits import shortcut_too_big
 
 
 class Rejection(BaseModel):
@@ -61,6 +62,9 @@ def check_shortcut(value: Any, *, key: str | None = None, source: str = "") -> S
     label = _label(value, key or "(unnamed Shortcut)")
     if not isinstance(value, Mapping):
         return Rejection(name=label, reason="a Shortcut must be a JSON object", source=source)
+    too_big = shortcut_too_big(value)
+    if too_big:
+        return Rejection(name=label, reason=too_big, source=source)
     try:
         shortcut = Shortcut.model_validate(dict(value))
     except ValidationError as exc:

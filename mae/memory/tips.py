@@ -10,7 +10,8 @@ import re
 
 from mae.agents.defaults import INITIAL_TIPS as _DEFAULT_TIPS
 
-_ITEM_START = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•])\s+")
+_ITEM_START = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
+"""An item's first line: ``N.`` or ``N)`` with any number of digits (10,000 Tips stay 10,000), or a bullet."""
 
 
 def normalize_tips(text: str) -> str:

@@ -10,7 +10,7 @@ from PIL import Image
 
 from mae.actions import INITIAL_SHORTCUTS, Shortcut
 from mae.agents.precondition import PreconditionGuard, make_guard, screen_check
-from mae.agents.retrieval import retrieve
+from mae.agents.retrieval import RUN_TIPS, retrieve
 from mae.config import EvolutionSettings
 from mae.memory.longterm import MemoryStore
 from mae.memory.tips import INITIAL_TIPS, split_tips
@@ -78,9 +78,12 @@ def test_memory_retrieval_is_skipped_for_small_memory_and_survives_failures(
     fake_server.add(FakeReply(status=500, body="{}"), role="experience")
     fake_server.add("### Selected Shortcuts ###\nNone\n", role="experience")
     settings = EvolutionSettings(retrieve_tips_over=25, retrieve_shortcuts_over=10)
-    result = retrieve(make_client(fake_server), "task", state.tips, state.shortcuts, settings)
-    assert result.tips == state.tips and result.tips_selected is None
-    assert "Tips retriever failed" in result.problems[0]
+    result = retrieve(make_client(fake_server), "Open app 17", state.tips, state.shortcuts, settings)
+    # a failed retriever gives the run a bounded set (the best-matching few), never all 30 Tips
+    fallback = split_tips(result.tips)
+    assert result.tips_selected is None and 0 < len(fallback) <= RUN_TIPS < 30
+    assert fallback[0] == "Tip about app number 17."
+    assert "Tips retriever failed" in result.problems[0] and "best-matching" in result.problems[0]
     # "None" falls back to the initial Shortcuts rather than leaving the run with none
     assert list(result.shortcuts) == ["Tap_Type_and_Enter"] and result.shortcuts_selected == [
         "Tap_Type_and_Enter"

@@ -1,0 +1,263 @@
+"""Snapshots that do not grow with history: content-addressed chunks shared between versions.
+
+A version file (``versions/000042.json``, format 2) holds the version's metadata (author, summary,
+changes...) and, for its Tips, Shortcuts and usage, a list of chunk names. A chunk is a JSON list of a
+few dozen items (lines of the Tips text, ``[name, Shortcut]`` or ``[name, usage]`` pairs) stored once
+as ``objects/<2 hex>/<sha-256 of its bytes>.json``. Chunk boundaries depend on the items themselves
+(content-defined: an item whose hash ends in six zero bits closes a chunk), so adding, editing or
+removing one item rewrites one chunk, not the chunks after it: a new version costs its metadata plus the
+chunks it changed, whatever the size of the memory.
+
+Objects are written atomically and durably before the version file that names them, so a process
+killed mid-write leaves the previous version whole (a few unreferenced objects at most, removed by the
+next prune). Reading checks every chunk's hash: a damaged or missing object makes its version unreadable
+(the store then falls back to an older one, as for a damaged version file). Chunks were validated when
+written and are verified by hash when read, so Shortcuts are rebuilt from them without re-validating,
+and a process keeps recently decoded chunks and reuses them without reading their files again (a
+chunk's name is the hash of its content, so a cached chunk can never be stale; a damaged file is
+found by the next process that reads it). The Shortcuts of a loaded state are shared with the cache:
+treat them as read-only (every edit goes through ``MemoryStore.update``, which works on a deep copy).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from mae.actions import Shortcut, ShortcutStep
+from mae.errors import MemoryStoreError
+from mae.memory.atomic import atomic_write_bytes
+from mae.memory.models import MemoryState
+from mae.memory.shortcuts import shortcut_to_json
+
+CHUNK_MASK = 0x3F
+"""An item whose CRC-32 has these bits clear ends a chunk: 64 items per chunk on average."""
+CHUNK_MAX = 256
+"""A chunk never holds more items than this (a run of items that never ends one)."""
+OBJECTS_DIR = "objects"
+_CONTENT = ("tips", "shortcuts", "usage")
+
+
+def _chunks(items: Sequence[Any], key: Callable[[Any], str]) -> list[list[Any]]:
+    chunks: list[list[Any]] = []
+    current: list[Any] = []
+    for item in items:
+        current.append(item)
+        if zlib.crc32(key(item).encode("utf-8")) & CHUNK_MASK == 0 or len(current) >= CHUNK_MAX:
+            chunks.append(current)
+            current = []
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _encode(chunk: list[Any]) -> bytes:
+    return json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def object_path(objects_dir: Path, name: str) -> Path:
+    return objects_dir / name[:2] / f"{name}.json"
+
+
+def _content_chunks(state: MemoryState) -> dict[str, list[bytes]]:
+    lines = state.tips.split("\n")
+    shortcuts = [[name, shortcut_to_json(s)] for name, s in state.shortcuts.items()]
+    usage = [[name, u.model_dump(mode="json")] for name, u in state.usage.items()]
+    return {
+        "tips": [_encode(c) for c in _chunks(lines, lambda line: line)],
+        "shortcuts": [_encode(c) for c in _chunks(shortcuts, lambda pair: json.dumps(pair, sort_keys=True))],
+        "usage": [_encode(c) for c in _chunks(usage, lambda pair: json.dumps(pair, sort_keys=True))],
+    }
+
+
+def write_version(path: Path, objects_dir: Path, state: MemoryState) -> int:
+    """Write ``state`` as a format-2 version file at ``path``, after the chunks it needs that are not
+    stored yet; returns the bytes written (new chunks and the version file)."""
+    written = 0
+    names: dict[str, list[str]] = {}
+    for part, chunks in _content_chunks(state).items():
+        names[part] = []
+        for data in chunks:
+            name = hashlib.sha256(data).hexdigest()
+            names[part].append(name)
+            target = object_path(objects_dir, name)
+            if target.is_file():
+                continue
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise MemoryStoreError(
+                    f"cannot create {target.parent}: {exc.strerror}; check free space and permissions"
+                ) from None
+            atomic_write_bytes(target, data)
+            written += len(data)
+    meta = state.model_dump(mode="json", exclude=set(_CONTENT))
+    meta["format"] = 2
+    meta["chunks"] = names
+    text = (json.dumps(meta, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    atomic_write_bytes(path, text)
+    return written + len(text)
+
+
+def _read_chunk(objects_dir: Path, name: str, where: Path, part: str) -> list[Any]:
+    path = object_path(objects_dir, str(name))
+    if part != "usage":  # usage records are mutable: always read afresh
+        with _cache_lock:
+            cached = _CACHE.get(name)
+        if cached is not None:
+            return cached  # a chunk's name is its content's hash: what is cached is what the file holds
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MemoryStoreError(f"{where} needs {path}, which is missing") from None
+    except OSError as exc:
+        raise MemoryStoreError(f"{path} cannot be read: {exc.strerror}") from None
+    if hashlib.sha256(data).hexdigest() != name:
+        raise MemoryStoreError(f"{path} is damaged (its content does not match its name)")
+    try:
+        chunk = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MemoryStoreError(f"{path} is not valid JSON ({exc})") from None
+    if not isinstance(chunk, list):
+        raise MemoryStoreError(f"{path} is not a memory chunk")
+    if part == "usage":
+        return chunk
+    try:
+        return _decoded(name, part, chunk)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise MemoryStoreError(f"{path} is not a valid memory chunk ({exc})") from None
+
+
+def chunk_names(data: dict[str, Any]) -> dict[str, list[str]]:
+    """The chunk names a format-2 version file lists, by part (``MemoryStoreError`` if malformed)."""
+    chunks = data.get("chunks")
+    if not isinstance(chunks, dict) or not all(
+        isinstance(chunks.get(part), list) and all(isinstance(n, str) for n in chunks[part])
+        for part in _CONTENT
+    ):
+        raise MemoryStoreError("the version file does not list its chunks")
+    return {part: list(chunks[part]) for part in _CONTENT}
+
+
+_STEP_FIELDS = frozenset({"name", "arguments_map"})
+_CACHE: OrderedDict[str, list[Any]] = OrderedDict()
+_CACHE_ITEMS = 60_000
+"""Most items kept decoded in this process (chunks are immutable: a name always means the same content)."""
+_cache_lock = threading.Lock()
+
+
+def _built(model: type[BaseModel], values: dict[str, Any], fields_set: set[str] | frozenset[str]) -> Any:
+    """A pydantic model instance from values already known valid (what ``model_construct`` does, for
+    these two small models, without its per-call overhead: 10,000 Shortcuts load in milliseconds)."""
+    obj = model.__new__(model)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(fields_set))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
+_STEPS: dict[tuple[Any, ...], ShortcutStep] = {}
+"""Steps are shared between the Shortcuts that spell them the same way (most are Tap x y, Type, Enter)."""
+
+
+def _step(step: Any) -> ShortcutStep:
+    arguments = step.get("arguments_map")
+    key: tuple[Any, ...] = (step["name"], arguments is None, *(arguments.items() if arguments else ()))
+    try:
+        shared = _STEPS.get(key)
+    except TypeError:  # an unhashable literal: build this one alone
+        key, shared = (), None
+    if shared is not None:
+        return shared
+    built: ShortcutStep = _built(
+        ShortcutStep,
+        {"name": str(step["name"]), "arguments_map": dict(arguments or {})},
+        _STEP_FIELDS & set(step),
+    )
+    if key and len(_STEPS) < 10_000:
+        _STEPS[key] = built
+    return built
+
+
+def _shortcut(data: Any) -> Shortcut:
+    """A Shortcut from a verified chunk, built without re-validating (it was validated when written)."""
+    if not isinstance(data, dict) or not isinstance(data.get("atomic_action_sequence"), list):
+        raise ValueError("not a Shortcut")
+    steps = [_step(step) for step in data["atomic_action_sequence"]]
+    values = {
+        "name": str(data["name"]),
+        "arguments": [str(a) for a in data.get("arguments") or []],
+        "description": str(data.get("description", "")),
+        "precondition": str(data.get("precondition", "")),
+        "atomic_action_sequence": steps,
+    }
+    shortcut: Shortcut = _built(Shortcut, values, set(data) & set(values))
+    return shortcut
+
+
+def _decoded(name: str, part: str, chunk: list[Any]) -> list[Any]:
+    """A chunk's items as the state holds them (Shortcuts built), cached by chunk name."""
+    with _cache_lock:
+        cached = _CACHE.get(name)
+        if cached is not None:
+            _CACHE.move_to_end(name)
+            return cached
+    items = [[pair[0], _shortcut(pair[1])] for pair in _pairs(chunk)] if part == "shortcuts" else chunk
+    with _cache_lock:
+        _CACHE[name] = items
+        while sum(len(v) for v in _CACHE.values()) > _CACHE_ITEMS and len(_CACHE) > 1:
+            _CACHE.popitem(last=False)
+    return items
+
+
+def read_version(path: Path, objects_dir: Path, data: dict[str, Any]) -> MemoryState:
+    """The state a format-2 version file (already parsed as ``data``) describes."""
+    try:
+        if any(part in data for part in _CONTENT):
+            raise MemoryStoreError("it holds content that format 2 keeps in chunks (edited by hand?)")
+        names = chunk_names(data)
+    except MemoryStoreError as exc:
+        raise MemoryStoreError(f"{path} is not a valid memory snapshot: {exc}") from None
+    parts = {
+        part: [item for name in names[part] for item in _read_chunk(objects_dir, name, path, part)]
+        for part in _CONTENT
+    }
+    meta = {k: v for k, v in data.items() if k not in ("chunks", *_CONTENT)}
+    try:
+        if not all(isinstance(line, str) for line in parts["tips"]):
+            raise ValueError("a Tips line is not text")
+        state = MemoryState.model_validate(
+            {**meta, "tips": "\n".join(parts["tips"]), "usage": dict(_pairs(parts["usage"]))}
+        )
+        state.shortcuts = {str(name): shortcut for name, shortcut in parts["shortcuts"]}
+    except (ValidationError, ValueError, KeyError, TypeError) as exc:
+        raise MemoryStoreError(f"{path} is not a valid memory snapshot ({exc})") from None
+    return state
+
+
+def _pairs(items: Iterable[Any]) -> Iterable[tuple[Any, Any]]:
+    for item in items:
+        if not isinstance(item, list) or len(item) != 2:
+            raise ValueError("a chunk item is not a [name, value] pair")
+        yield item[0], item[1]
+
+
+def referenced(versions: Iterable[dict[str, Any]]) -> set[str]:
+    """Every chunk name the given version files list."""
+    found: set[str] = set()
+    for data in versions:
+        try:
+            for names in chunk_names(data).values():
+                found.update(names)
+        except MemoryStoreError:
+            continue
+    return found
