@@ -235,6 +235,11 @@ def test_compose_demos_are_private_and_get_the_keys_and_folders_they_need() -> N
     assert cpu["mae"]["environment"]["MAE_ICONS"] == "${MAE_ICONS:-contour}"
 
 
+def test_the_build_context_leaves_out_keys_and_the_host_folders() -> None:
+    ignored = set((REPO / ".dockerignore").read_text().split())
+    assert {".env", "mae-data", "weights"} <= ignored  # `COPY . /app` must not bake keys or models in
+
+
 def test_the_health_check_waits_as_long_as_the_demo_waits_for_its_model() -> None:
     wait = int(
         _compose("docker-compose.yml")["services"]["mae"]["environment"]["MAE_WAIT_FOR_MODEL"].split("-")[1][
