@@ -268,7 +268,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             memory_page = None if public else build_memory_tab(backend)
             history_page = None if public else build_history_tab(backend)
             if not public:
-                build_evaluate_tab(backend)
+                build_evaluate_tab(backend, run_model=(backbone, base_url, model))
 
         # ---------------------------------------------------------------- run
         run_outputs = [

@@ -45,6 +45,7 @@ from mae.runtime import build_runtime
 from mae.ui import space
 from mae.ui.forms import backbone_choices, missing_keys
 from mae.ui.runner import Backend
+from mae.ui.task_picker import build_task_picker
 
 MAX_RUBRICS = 16
 MAX_UI_WORKERS = 8
@@ -232,14 +233,20 @@ def _folder_choices(backend: Backend, selected: str | None = None) -> Any:
     return gr.update(choices=folders, value=value)
 
 
-def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
+RunModelFields = tuple[gr.Dropdown, gr.Textbox, gr.Textbox]
+"""The Run tab's Backbone, Base URL and Model fields, which the Evaluate tab's own ones follow."""
+
+
+def build_evaluate_tab(
+    backend: Backend, *, visible: bool = True, run_model: RunModelFields | None = None
+) -> None:
     """The Evaluate tab (call inside ``gr.Tabs()``); hidden where visitors must not share the server's
     phone, folders and keys (a Hugging Face Space)."""
     settings = backend.settings
     try:
-        suite = virtual_tasks("all")
+        catalog = {name: virtual_tasks(name) for name in ("hard", "basic")}
     except MaeError:
-        suite = []
+        catalog = {}
     agents = ["e", "v2", "v1"]
     with gr.Tab("Evaluate", id="evaluate", visible=visible) as page:
         job_state = gr.State(None)
@@ -250,12 +257,11 @@ def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
         )
         with gr.Row(equal_height=False):
             with gr.Column(scale=4, min_width=300):
-                tasks = gr.CheckboxGroup(
-                    [(f"{t.task_id} ({t.scenario.replace('_', ' ').lower()})", t.task_id) for t in suite],
-                    value=[t.task_id for t in suite[:2]],
-                    label="Tasks",
-                    elem_id="mae-eval-tasks",
-                )
+                with gr.Row():  # at the top, as Run is on the Run tab: in view whatever the list's length
+                    start = gr.Button("▶ Start evaluation", variant="primary", elem_id="mae-eval-start")
+                    stop = gr.Button("■ Stop", variant="stop", elem_id="mae-eval-stop")
+                first_two = [t.task_id for t in catalog.get("hard", [])[:2]]
+                tasks = build_task_picker(catalog, ticked=first_two).tasks
                 with gr.Row():
                     setting = gr.Radio(
                         ["individual", "evolution"],
@@ -300,9 +306,12 @@ def build_evaluate_tab(backend: Backend, *, visible: bool = True) -> None:
                         settings.base_url or "", label="Base URL", elem_id="mae-eval-base-url"
                     )
                     model = gr.Textbox(settings.model or "", label="Model", elem_id="mae-eval-model")
-                with gr.Row():
-                    start = gr.Button("▶ Start evaluation", variant="primary", elem_id="mae-eval-start")
-                    stop = gr.Button("■ Stop", variant="stop", elem_id="mae-eval-stop")
+                if run_model is not None:  # a model set on the Run tab need not be typed again here
+                    gr.Markdown("Follows the Run tab's backbone; change it here for this evaluation only.")
+                    pairs: list[tuple[gr.Dropdown | gr.Textbox, gr.Dropdown | gr.Textbox]]
+                    pairs = list(zip(run_model, (backbone, base_url, model), strict=True))
+                    for source, target in pairs:
+                        source.change(lambda value: value, source, target, queue=False)
             with gr.Column(scale=6, min_width=340):
                 progress = gr.Markdown(progress_markdown(None), elem_id="mae-eval-progress")
                 summary = gr.Markdown(elem_id="mae-eval-summary")

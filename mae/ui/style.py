@@ -43,4 +43,5 @@ CSS = """
 #mae-shortcut-table td *, #mae-memory-history td *, #mae-runs-table td * { word-break: normal !important;
   overflow-wrap: break-word !important; hyphens: none; }
 #mae-phone-controls button { min-width: 0; }
+#mae-eval-tasks { max-height: 340px; overflow-y: auto; }
 """

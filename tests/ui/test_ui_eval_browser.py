@@ -97,3 +97,38 @@ def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
     expected = (len(shortest.rubrics) - 1) / len(shortest.rubrics) * 100
     report = (folder / "report.md").read_text()
     assert f"| Mobile-Agent-E | Multi-Agent | {expected:.1f} |" in report and "judged by a person" in report
+
+
+def test_ui_evaluate_tab_at_1280x720_keeps_start_in_view_and_follows_the_run_tabs_model(
+    demo: tuple[str, Backend],
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    url, _backend = demo
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.set_default_timeout(90_000)
+        page.goto(url)
+        page.locator("#mae-base-url").locator("input, textarea").fill("http://127.0.0.1:8000/v1")
+        page.locator("#mae-model").locator("input, textarea").fill("my-served-vlm")
+        page.locator("#mae-model").locator("input, textarea").press("Tab")
+        page.get_by_role("tab", name="Evaluate").click()
+        start = page.locator("#mae-eval-start")
+        box = start.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 720, box
+        expect(page.locator("#mae-eval-base-url").locator("input, textarea")).to_have_value(
+            "http://127.0.0.1:8000/v1"
+        )
+        expect(page.locator("#mae-eval-model").locator("input, textarea")).to_have_value("my-served-vlm")
+        tasks = page.locator("#mae-eval-tasks")
+        expect(tasks.locator("input[type=checkbox]")).to_have_count(25)  # the hard suite, not all 42
+        page.locator("#mae-eval-search").locator("input, textarea").fill("korean")
+        expect(tasks.locator("input[type=checkbox]")).to_have_count(1)
+        expect(tasks).to_contain_text("Korean restaurant")
+        page.locator("#mae-eval-suite").get_by_text("Basic").click()
+        expect(tasks.locator("input[type=checkbox]")).to_have_count(1)
+        expect(tasks).to_contain_text("v_korean")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "evaluate_tab_1280x720.png"))
+        browser.close()
