@@ -37,7 +37,7 @@ from mae.eval.marks import judged_records, save_marks
 from mae.eval.metrics import group_metrics, satisfaction
 from mae.eval.plots import grader_label
 from mae.eval.records import RESULTS_FILE, read_results
-from mae.eval.report import pct, write_reports
+from mae.eval.report import judged, pct, write_reports
 from mae.eval.runner import EvalOptions, EvalRunner, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
 from mae.eval.workers import ParallelEvalRunner, WorkerBoard
@@ -189,7 +189,8 @@ def summary_markdown(folder: Path | None) -> str:
     records = judged_records(folder, read_results(folder))
     m = group_metrics(records)
     return (
-        f"**Overall** ({grader_label(records)}): SS **{pct(m.ss)}** · AA {pct(m.aa)} · RA {pct(m.ra)} · "
+        f"**Overall** ({grader_label(records)}): SS **{pct(m.ss)}** · "
+        f"AA {judged(m, 'aa')} · RA {judged(m, 'ra')} · "
         f"TE {pct(m.te)} · AA (code proxy) {pct(m.aa_proxy)} · RA (code proxy) {pct(m.ra_proxy)} · "
         f"{m.steps:.1f} steps per task · reports in `{folder}`"
     )

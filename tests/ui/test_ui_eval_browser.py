@@ -73,6 +73,7 @@ def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
         page.locator("#mae-eval-start").click()
         expect(page.locator("#mae-eval-progress")).to_contain_text("Finished", timeout=120_000)
         expect(page.locator("#mae-eval-summary")).to_contain_text("SS 100.0")
+        expect(page.locator("#mae-eval-summary")).to_contain_text("AA (code proxy)")  # not the paper's AA
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "evaluate_tab.png"), full_page=True)
 
