@@ -201,23 +201,24 @@ def main() -> None:
             target=serve, args=(port, model.base_url, work, args.max_runs, runs_now, stop), daemon=True
         )
         server.start()
+        pid = server.pid or "self"
         url = f"http://127.0.0.1:{port}/"
         try:
             wait_for(url, server, args.timeout)
-            rss_start = rss_mb(server.pid)
+            rss_start = rss_mb(pid)
             warm: dict[str, Any] = {}
             ready = threading.Event()
             ready.set()
             visit(url, model.base_url, ready, warm, args.timeout)  # the Perceptor's models load here
             time.sleep(2.0)
-            rss_before = rss_mb(server.pid)
+            rss_before = rss_mb(pid)
             peak_seen, peak_rss, stop_sampling = 0, rss_before, threading.Event()
 
             def sample() -> None:
                 nonlocal peak_seen, peak_rss
                 while not stop_sampling.is_set():
                     peak_seen = max(peak_seen, runs_now.value)
-                    peak_rss = max(peak_rss, rss_mb(server.pid))
+                    peak_rss = max(peak_rss, rss_mb(pid))
                     time.sleep(0.1)
 
             sampler = threading.Thread(target=sample, daemon=True)
@@ -239,11 +240,11 @@ def main() -> None:
                     thread.join(args.timeout)
                 seconds += time.monotonic() - started
                 time.sleep(3.0)  # the last runs' pump threads end and hand memory back
-                rss_after_bursts.append(round(rss_mb(server.pid), 1))
+                rss_after_bursts.append(round(rss_mb(pid), 1))
                 results += burst
             stop_sampling.set()
             sampler.join()
-            rss_after = rss_mb(server.pid)
+            rss_after = rss_mb(pid)
             runs_left = runs_now.value
         finally:
             stop.set()

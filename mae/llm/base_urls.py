@@ -31,6 +31,7 @@ import httpx2 as httpx
 
 from mae import public_mode
 from mae.errors import ConfigError
+from mae.llm.providers import PRESETS
 
 ALLOWED_ENV = "MAE_ALLOWED_BASE_URLS"
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -225,7 +226,15 @@ def check_base_url(
     endpoint = Endpoint.of(url)
     if any(endpoint.within(allowed) for allowed in allowed_endpoints(environ)):
         return
+    if endpoint.scheme == "https" and endpoint.host in preset_hosts():
+        return  # a provider preset's own host (written in the code, not typed): checked at connect time
     check_host(endpoint.host, endpoint.port, resolver)
+
+
+def preset_hosts() -> frozenset[str]:
+    """The hosts of the hosted provider presets (OpenAI, Anthropic, Google, DashScope)."""
+    hosts = {(urlsplit(p.base_url).hostname or "").lower() for p in PRESETS.values() if p.base_url}
+    return frozenset(h for h in hosts if h and literal_address(h) is None and h != "localhost")
 
 
 class GuardedBackend(httpcore.NetworkBackend):

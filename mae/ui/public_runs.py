@@ -74,7 +74,7 @@ class PublicRuns:
         ``ConfigError`` with a sentence when its base URL or keys are not allowed here."""
         job.settings = space.session_settings(job.settings, session)
         job.device = space.session_phone(session)
-        refused = space.base_url_refusal(job.settings) or space.key_refusal(job.settings, job.api_keys)
+        refused = space.key_refusal(job.settings, job.api_keys) or space.base_url_refusal(job.settings)
         if refused:
             raise ConfigError(refused)
 

@@ -182,3 +182,13 @@ def test_a_guarded_client_never_reaches_a_loopback_server() -> None:
         with httpx.Client(transport=allowed, trust_env=False) as client:
             response = client.get(f"{server.base_url}/models")  # the allowlist connects as before
         assert response.status_code in (200, 404)  # an answer from the server: the request got there
+
+
+def test_a_presets_own_host_is_not_looked_up_when_a_run_starts() -> None:
+    resolver = FakeResolver({})
+    check_base_url("https://api.openai.com/v1", public=True, resolver=resolver, environ={})
+    assert resolver.calls == []  # written in the code, not typed: checked when connecting
+    with pytest.raises(BaseUrlRefused):  # the local vLLM preset is not exempt
+        check_base_url("http://127.0.0.1:8000/v1", public=True, resolver=resolver, environ={})
+    with pytest.raises(BaseUrlRefused):  # nor is plain http to a preset's host name
+        check_base_url("http://api.openai.com/v1", public=True, resolver=resolver, environ={})
