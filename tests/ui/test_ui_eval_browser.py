@@ -63,7 +63,9 @@ def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
         page.set_default_timeout(90_000)
         page.goto(url)
         page.get_by_role("tab", name="Evaluate").click()
+        page.locator("#mae-eval-suite").get_by_text("Basic").click()  # load_task_suite()'s default suite
         tasks = page.locator("#mae-eval-tasks")
+        expect(tasks).to_contain_text(shortest.task_id)
         for box in tasks.locator("input[type=checkbox]").all():
             if box.is_checked():
                 box.uncheck()

@@ -65,7 +65,9 @@ def test_ui_evaluate_tab_runs_two_workers_with_a_progress_line_each(
         page.set_default_timeout(90_000)
         page.goto(url)
         page.get_by_role("tab", name="Evaluate").click()
+        page.locator("#mae-eval-suite").get_by_text("Basic").click()  # load_task_suite()'s default suite
         tasks = page.locator("#mae-eval-tasks")
+        expect(tasks).to_contain_text(picked[0])
         for box in tasks.locator("input[type=checkbox]").all():
             if box.is_checked():
                 box.uncheck()
