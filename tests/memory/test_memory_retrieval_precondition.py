@@ -156,7 +156,9 @@ def test_memory_verify_mode_asks_the_verifier_with_the_screenshot(fake_server: F
     request = fake_server.requests_for("verifier")[0]
     assert request.image_count == 1
     assert "no previously entered content" in request.text and '"text": "oranges"' in request.text
-    assert 'text "Walmart"; coordinates: [500, 200]' in request.text
+    # the verifier sees the 768x1664 image it is sent: the list and the call's point are in its pixels
+    assert "768 pixels wide and 1664 pixels high" in request.text
+    assert 'text "Walmart"; coordinates: [356, 142]' in request.text and '"x": 356, "y": 142' in request.text
 
     fake_server.add("### Verdict ###\nYes\n### Reason ###\nThe search box is empty.\n", role="verifier")
     assert (
