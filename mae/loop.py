@@ -358,15 +358,16 @@ class _Runner:
         reason = self.safety.check(decision.call, decision.steps, decision.description, elements)
         if reason is None:
             return
-        self.emit("approval_needed", action=decision.text, description=decision.description, reason=reason)
+        shown = str(decision.call)  # in screen pixels, as the person approving sees the phone
+        self.emit("approval_needed", action=shown, description=decision.description, reason=reason)
         if self.approver is None:
             self.emit("warning", message=f"sensitive action ({reason}) run without approval: no approver set")
             return
         approved = bool(self.approver(decision.call, decision.description, self.step))
-        self.emit("approval", approved=approved, action=decision.text)
-        self.writer.record("approval", self.step, action=decision.text, reason=reason, approved=approved)
+        self.emit("approval", approved=approved, action=shown)
+        self.writer.record("approval", self.step, action=shown, reason=reason, approved=approved)
         if not approved:
-            raise RunExit(ExitReason.REJECTED, f"sensitive action refused: {decision.text} ({reason})")
+            raise RunExit(ExitReason.REJECTED, f"sensitive action refused: {shown} ({reason})")
 
     def after_record(self, mark: tuple[float, int], perception_s: float, execution_s: float) -> None:
         memory, settings = self.memory, self.settings

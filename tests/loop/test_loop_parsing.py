@@ -101,7 +101,7 @@ def test_loop_prompt_files_have_the_documented_placeholders() -> None:
             "escalation",
             "guidance",
         },
-        "notetaker": {"instruction", "plan", "subgoal", "progress", "notes", "perception"},
+        "notetaker": {"instruction", "plan", "subgoal", "action", "progress", "notes", "perception"},
     }
     for name, names in expected.items():
         assert placeholders(load_template(name)) == names

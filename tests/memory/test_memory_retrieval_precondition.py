@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import re
 from pathlib import Path
 
 from memory_testkit import SEARCH_SHORTCUT, make_client
@@ -160,10 +159,9 @@ def test_memory_verify_mode_asks_the_verifier_with_the_screenshot(fake_server: F
     request = fake_server.requests_for("verifier")[0]
     assert request.image_count == 1
     assert "no previously entered content" in request.text and '"text": "oranges"' in request.text
-    # the call's arguments and the element list are in one space: the image the verifier is sent
-    shown = re.search(r'"x": (\d+), "y": (\d+)', request.text)
-    assert shown is not None, request.text
-    assert f'text "Walmart"; coordinates: [{shown[1]}, {shown[2]}]' in request.text
+    # the verifier sees the 768x1664 image it is sent: the list and the call's point are in its pixels
+    assert "768 pixels wide and 1664 pixels high" in request.text
+    assert 'text "Walmart"; coordinates: [356, 142]' in request.text and '"x": 356, "y": 142' in request.text
 
     fake_server.add("### Verdict ###\nYes\n### Reason ###\nThe search box is empty.\n", role="verifier")
     assert (

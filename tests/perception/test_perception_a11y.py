@@ -321,7 +321,11 @@ def test_virtual_run_sends_the_tree_to_the_perceptor(tmp_path: Path, fake_server
 
     fake_server.responder = reply
     phone = VirtualPhone()
-    client = ChatClient(ModelProfile(base_url=fake_server.base_url, model="fake", api_key_env=None))
+    # screenshots sent unresized: the element list is then in screen pixels
+    profile = ModelProfile(
+        base_url=fake_server.base_url, model="fake", api_key_env=None, image={"resize": "none"}
+    )
+    client = ChatClient(profile)
     truth = phone.ground_truth()
     perceptor = Perceptor(
         ListOcr([e for e in truth if e.kind == "text"]),

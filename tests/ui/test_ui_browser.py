@@ -329,7 +329,7 @@ def test_a_sensitive_action_waits_for_approval(page: object, demo_server: DemoSe
         start_run(page, server, "Open Notes, then send the message")
         approval = page.locator("#mae-approval").first  # Gradio puts the id on two nested divs
         expect(approval).to_be_visible(timeout=TIMEOUT_MS)
-        expect(approval).to_contain_text("Tap(900, 400)")
+        expect(approval).to_contain_text("Tap(900, 399)")
         expect(approval).to_contain_text("sending a message")
         expect(page.locator("#mae-status")).to_contain_text("Waiting for your approval")
         assert demo_server.phone.current_app is not None  # still in Notes: nothing ran yet
@@ -342,7 +342,7 @@ def test_a_sensitive_action_waits_for_approval(page: object, demo_server: DemoSe
         server.assert_done()
     expect(approval).to_be_hidden()
     expect(page.locator("#mae-step-2")).to_contain_text("approved by the user")
-    assert any(entry.action == "Tap(900, 400)" for entry in demo_server.phone.log)
+    assert any(entry.action == "Tap(900, 399)" for entry in demo_server.phone.log)
 
 
 def test_manual_control_when_no_run_is_active(page: object, demo_server: DemoServer) -> None:

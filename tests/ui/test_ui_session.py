@@ -191,7 +191,7 @@ def test_sensitive_action_waits_for_the_user(tmp_path: Path, approve: bool) -> N
     expected = "finished" if approve else "rejected"
     assert view.finished is not None and view.finished["exit_reason"] == expected
     assert view.steps[2].approval is approve
-    assert any(entry.action == "Tap(900, 400)" for entry in phone.log) is approve
+    assert any(entry.action == "Tap(900, 399)" for entry in phone.log) is approve
 
 
 def test_safety_rules_can_be_switched_off(tmp_path: Path) -> None:

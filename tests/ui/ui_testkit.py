@@ -54,8 +54,9 @@ class Script:
             server.add(*getattr(self, role), role=role)
 
 
-SEND_TAP = {"name": "Tap", "arguments": {"x": 900, "y": 400}}
-"""A tap on a blank spot of the Notes list: with a "Send ..." description, the safety gate asks."""
+SEND_TAP = {"name": "Tap", "arguments": {"x": 640, "y": 284}}
+"""A tap on a blank spot of the Notes list (900, 399 on the screen; the model sees a 768x1664 image):
+with a "Send ..." description, the safety gate asks."""
 
 
 def two_step_script(
