@@ -162,9 +162,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Run (or resume) an eval and write its results, reports and plots."""
     from mae.eval.runner import EvalRunner, write_options
     from mae.eval.tasks import load_eval_tasks, select_tasks
-    from mae.eval.workers import ParallelEvalRunner, RequestGate, phone_specs
+    from mae.eval.workers import MAX_WORKERS, ParallelEvalRunner, RequestGate, phone_specs
     from mae.runtime import backbone_of
 
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise ConfigError(f"--workers must be between 1 and {MAX_WORKERS}")
+    if args.max_in_flight is not None and args.max_in_flight < 1:
+        raise ConfigError("--max-in-flight must be at least 1")
     base = load_settings(args.profile, overrides={"log_dir": args.log_dir})
     folder = args.out or Path(base.log_dir) / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     if args.agent is None and not args.resume:  # MAE_AGENT or the profile's loop.agent

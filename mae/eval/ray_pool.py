@@ -280,8 +280,10 @@ class RayEvalRunner:
         else:
             phones = int(ray.cluster_resources().get(PHONE_RESOURCE, 0))
             count = self.actor_count or phones or 1
-            device = None if not self.settings.device or "," in self.settings.device else self.settings.device
-            resources = {PHONE_RESOURCE: 1} if phones else {}
+            named = self.settings.device
+            # one named phone serves one actor; otherwise every actor claims an attached phone of its node
+            device = named if named == VIRTUAL or (count == 1 and named and "," not in named) else None
+            resources = {PHONE_RESOURCE: 1} if phones and device != VIRTUAL else {}
         per_actor = max(1, (self.max_in_flight or count) // count)
         remote = ray.remote(PhoneActor).options(
             num_cpus=0, resources=resources, scheduling_strategy="SPREAD", max_concurrency=1
@@ -311,8 +313,11 @@ class RayEvalRunner:
             try:
                 names = ray.get([actor.describe.remote() for actor in actors])
             except Exception as exc:  # an actor that cannot open its phone or its model client
-                cause = getattr(exc, "cause", None) or exc
-                raise ConfigError(f"the Ray actors could not start: {cause}") from None
+                lines = [line.strip() for line in str(getattr(exc, "cause", None) or exc).splitlines()]
+                why = next((line for line in reversed(lines) if line), type(exc).__name__)
+                raise ConfigError(
+                    f"the Ray actors could not start ({why}): check each node's phones, keys and mae install"
+                ) from None
             self.progress(
                 f"{len(actors)} Ray actor(s): " + ", ".join(f"a{i + 1} {n}" for i, n in enumerate(names))
             )

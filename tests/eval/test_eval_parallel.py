@@ -229,3 +229,23 @@ def test_max_in_flight_without_workers_is_refused(
     out = tmp_path / "eval"
     assert main(cli(fake_server, out, "--suite", "virtual:basic", "--max-in-flight", "2")) == 2
     assert "add --workers N" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (("--workers", "0"), "--workers must be between 1 and 64"),
+        (("--workers", "2", "--max-in-flight", "0"), "--max-in-flight must be at least 1"),
+    ],
+)
+def test_bad_worker_counts_are_refused_in_a_sentence(
+    fake_server: FakeModelServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    flags: tuple[str, ...],
+    message: str,
+) -> None:
+    assert main(cli(fake_server, tmp_path / "eval", "--suite", "virtual:basic", *flags)) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "eval").exists()
