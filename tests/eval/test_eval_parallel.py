@@ -119,8 +119,8 @@ def test_parallel_eval_writes_what_a_serial_eval_writes_and_resumes_like_one(
     files = {p.name for p in serial.iterdir() if p.is_file()}
     assert files == {p.name for p in parallel.iterdir() if p.is_file()} and "report.html" in files
     assert len(list((parallel / "runs").iterdir())) == len(list((serial / "runs").iterdir())) == 6
-    for record in read_results(parallel):
-        assert record.run_dir and (Path(record.run_dir) / "summary.json").is_file()
+    for result in read_results(parallel):
+        assert result.run_dir and (Path(result.run_dir) / "summary.json").is_file()
 
     # resume with workers: a folder holding the first two task runs gets the other four, in serial format
     resumed = tmp_path / "resumed"
