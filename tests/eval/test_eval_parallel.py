@@ -14,14 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eval_testkit import record
 
 import mae.cli.eval_cmd as eval_cmd
 from mae.cli import main
 from mae.config import Settings
 from mae.device.virtual import VirtualPhone
 from mae.errors import ConfigError, DeviceError
-from mae.eval.records import RESULTS_FILE, read_results
-from mae.eval.runner import EvalOptions, write_options
+from mae.eval.records import RESULTS_FILE, append_result, read_results
+from mae.eval.runner import EvalOptions, pending_episodes, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
 from mae.eval.virtual_suite import load_task_suite
 from mae.eval.workers import ParallelEvalRunner, RequestGate, WorkerBoard, phone_specs
@@ -118,8 +119,8 @@ def test_parallel_eval_writes_what_a_serial_eval_writes_and_resumes_like_one(
     files = {p.name for p in serial.iterdir() if p.is_file()}
     assert files == {p.name for p in parallel.iterdir() if p.is_file()} and "report.html" in files
     assert len(list((parallel / "runs").iterdir())) == len(list((serial / "runs").iterdir())) == 6
-    for record in read_results(parallel):
-        assert record.run_dir and (Path(record.run_dir) / "summary.json").is_file()
+    for result in read_results(parallel):
+        assert result.run_dir and (Path(result.run_dir) / "summary.json").is_file()
 
     # resume with workers: a folder holding the first two task runs gets the other four, in serial format
     resumed = tmp_path / "resumed"
@@ -249,3 +250,24 @@ def test_bad_worker_counts_are_refused_in_a_sentence(
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not (tmp_path / "eval").exists()
+
+
+def test_evolution_keeps_a_scenario_in_order_on_one_worker_and_individual_runs_anywhere(
+    tmp_path: Path,
+) -> None:
+    tasks = virtual_tasks("basic")
+    scenarios = {t.scenario for t in tasks}
+    options = EvalOptions(suite="virtual:basic", setting="evolution", repeat=2)
+    chains = pending_episodes(tmp_path, options, tasks)
+    assert len(chains) == 2 * len(scenarios)  # one chain per scenario and repeat
+    for chain in chains:
+        assert len({(e.task.scenario, e.repeat) for e in chain}) == 1
+        assert [e.order for e in chain] == list(range(len(chain)))
+        assert chain[0].future == [e.task.instruction for e in chain[1:]]
+    individual = pending_episodes(tmp_path, options.model_copy(update={"setting": "individual"}), tasks)
+    assert [len(c) for c in individual] == [1] * (2 * len(tasks))
+    # a finished task run is left out; the rest of its chain still runs in order
+    first = chains[0][0]
+    append_result(tmp_path, record(first.task.task_id, scenario=first.task.scenario))
+    again = pending_episodes(tmp_path, options, tasks)
+    assert [e.key for e in again[0]] == [e.key for e in chains[0][1:]]
