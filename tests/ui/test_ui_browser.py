@@ -34,6 +34,7 @@ from ui_testkit import (
 )
 
 from mae.device.virtual import VirtualPhone
+from mae.llm.coordinates import mapper_for
 from mae.testing.fake_model_server import FakeModelServer, FakeReply
 from mae.ui.runner import Backend
 
@@ -163,6 +164,8 @@ def maps_search_script() -> Script:
     scratch = VirtualPhone()
     scratch.open_app("Maps")
     x, y = next(e.center for e in scratch.ground_truth() if e.text == "Search here")
+    # the model answers in the frame of the image it is sent (1080x2340 goes out as 768x1664)
+    x, y = mapper_for("screen", scratch.screen_size(), (768, 1664)).to_model(x, y)
     search = {"name": "Tap_Type_and_Enter", "arguments": {"x": x, "y": y, "text": "Korean restaurant"}}
     return Script(
         manager=[
