@@ -542,8 +542,9 @@ PROVIDER_FAILURES = {
     "ModelProviderError": "the provider failed or could not be reached",
 }
 """What a failed call (after the client's retries) says about the endpoint, by the error's kind."""
-PROVIDER_DOWN_ERRORS = frozenset(PROVIDER_FAILURES)
-"""The failures that stop the remaining model work of a run (and an eval)."""
+PROVIDER_DOWN_ERRORS = frozenset(PROVIDER_FAILURES) - {"ModelRequestError"}
+"""The failures that also stop an eval (the endpoint is unusable for every task); a refused request
+(HTTP 4xx) may belong to one task's prompt, so the eval records that task and goes on."""
 
 
 def provider_down(client: ChatClient, exit_reason: str, since: int = 0) -> str | None:
