@@ -13,6 +13,7 @@ import pytest
 from mcp import Client
 from mcp_testkit import (
     NOTES_TASK,
+    POST_TAP,
     POST_TASK,
     REPO,
     SLOW_TASK,
@@ -119,7 +120,7 @@ async def _scenario(url: str) -> None:
         # the agent's sensitive action, approved by the person behind the second client
         posted = await second.call_tool("run_task", {"task": POST_TASK})
         assert posted.structured_content["exit_reason"] == "finished", text_of(posted)
-        assert len(asked) == 1 and "Tap(800, 500)" in asked[0]
+        assert len(asked) == 1 and POST_TAP in asked[0]
 
 
 def test_mcp_http_refuses_a_taken_port(capsys: pytest.CaptureFixture[str]) -> None:

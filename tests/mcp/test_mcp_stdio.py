@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 from mcp_testkit import (
     NOTES_TASK,
+    POST_TAP,
     POST_TASK,
     SLOW_TASK,
     approve_with,
@@ -181,7 +182,7 @@ async def _approval_scenario(fake: FakeModelServer, tmp_path: Path) -> None:
         assert len(asked) == 1 and "card number" in asked[0]
         posted = await client.call_tool("run_task", {"task": POST_TASK})
         assert posted.structured_content["exit_reason"] == "finished", text_of(posted)
-        assert len(asked) == 2 and "Tap(800, 500)" in asked[1]
+        assert len(asked) == 2 and POST_TAP in asked[1]
     # --yes: approved without asking anybody
     fake.responder = scripted_model()
     async with Client(stdio_server(fake, tmp_path, "--yes"), read_timeout_seconds=120) as client:
