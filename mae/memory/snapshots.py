@@ -1,12 +1,13 @@
 """Snapshots that do not grow with history: content-addressed chunks shared between versions.
 
-A version file (``versions/000042.json``, format 2) holds the version's metadata (author, summary,
-changes...) and, for its Tips, Shortcuts and usage, a list of chunk names. A chunk is a JSON list of a
-few dozen items (lines of the Tips text, ``[name, Shortcut]`` or ``[name, usage]`` pairs) stored once
-as ``objects/<2 hex>/<sha-256 of its bytes>.json``. Chunk boundaries depend on the items themselves
-(content-defined: an item whose hash ends in six zero bits closes a chunk), so adding, editing or
-removing one item rewrites one chunk, not the chunks after it: a new version costs its metadata plus the
-chunks it changed, whatever the size of the memory.
+A version file (``versions/000042.json``, format 3) holds the version's metadata (author, summary,
+changes...) and, for its Tips, Shortcuts and usage, a list of chunk names. A chunk holds a few dozen
+items (a JSON list of lines of the Tips text or of ``[name, usage]`` pairs; for Shortcuts, a table of
+rows and the distinct steps they use, see ``_shortcut_table``; format 2 stored ``[name, Shortcut]``
+pairs, still read) and is stored once as ``objects/<2 hex>/<sha-256 of its bytes>.json``. Chunk
+boundaries depend on the items themselves (content-defined: an item whose hash ends in six zero bits
+closes a chunk), so adding, editing or removing one item rewrites one chunk, not the chunks after it:
+a new version costs its metadata plus the chunks it changed, whatever the size of the memory.
 
 Objects are written atomically and durably before the version file that names them, so a process
 killed mid-write leaves the previous version whole (a few unreferenced objects at most, removed by the
@@ -15,8 +16,10 @@ next prune). Reading checks every chunk's hash: a damaged or missing object make
 written and are verified by hash when read, so Shortcuts are rebuilt from them without re-validating,
 and a process keeps recently decoded chunks and reuses them without reading their files again (a
 chunk's name is the hash of its content, so a cached chunk can never be stale; a damaged file is
-found by the next process that reads it). The Shortcuts of a loaded state are shared with the cache:
-treat them as read-only (every edit goes through ``MemoryStore.update``, which works on a deep copy).
+found by the next process that reads it). A first load in a new process builds tens of thousands of
+objects at 10,000 Shortcuts; the garbage collector is paused meanwhile. The Shortcuts of a loaded
+state are shared with the cache: treat them as read-only (every edit goes through
+``MemoryStore.update``, which works on a deep copy).
 """
 
 from __future__ import annotations
