@@ -363,7 +363,7 @@ def read_version(path: Path, objects_dir: Path, data: dict[str, Any]) -> MemoryS
     """The state a format-2 or format-3 version file (already parsed as ``data``) describes."""
     try:
         if any(part in data for part in _CONTENT):
-            raise MemoryStoreError("it holds content that format 2 keeps in chunks (edited by hand?)")
+            raise MemoryStoreError("it holds content that formats 2 and 3 keep in chunks (edited by hand?)")
         names = chunk_names(data)
     except MemoryStoreError as exc:
         raise MemoryStoreError(f"{path} is not a valid memory snapshot: {exc}") from None
