@@ -4,8 +4,10 @@ For stores of 10, 100, 1,000 and 10,000 Tips and as many Shortcuts (synthetic, a
 imported in the paper's formats), against the fake model server (scripted replies, not a model):
 
 - **tips counted**: how many Tips the store counts after the import (must equal the size);
-- **load**: median milliseconds of ``MemoryStore.load()`` (a fresh store object, warm OS cache), and
-  of the first load in a fresh process (imports excluded), as a CLI command does it;
+- **load**: the *cold load*, the first ``MemoryStore(dir).load()`` in a fresh process (imports
+  excluded, warm OS file cache) as a CLI command or a new demo does it: median wall clock and CPU time
+  of 5 processes (CPU time is what a shared, loaded machine inflates least); and the *warm reload*,
+  median of ``MemoryStore.load()`` with a fresh store object in a process that has loaded it before;
 - **disk per version**: bytes one reflection (one Tip and one Shortcut added) adds to the folder, and
   the folder's total after it;
 - **prompt sizes**: the longest prompt of each role in a short run prepared from that store (the two
@@ -21,6 +23,7 @@ tokens at step 40 within 10 % of step 10.
 
     python benchmarks/memory_scale.py                    # all sizes (about two minutes)
     python benchmarks/memory_scale.py --sizes 10,1000 --json
+    python benchmarks/memory_scale.py --sizes 10000 --load-only    # only the import and the loads
 """
 
 from __future__ import annotations
@@ -268,14 +271,16 @@ def prepared_run(store_dir: Path, log_dir: Path, model: ScriptedModel, reflect: 
 COLD_LOAD = (
     "import sys, time\n"
     "from mae.memory.longterm import MemoryStore\n"
-    "started = time.perf_counter()\n"
+    "started, cpu = time.perf_counter(), time.process_time()\n"
     "MemoryStore(sys.argv[1]).load()\n"
-    "print(time.perf_counter() - started)\n"
+    "print(time.perf_counter() - started, time.process_time() - cpu)\n"
 )
+COLD_RUNS = 5
 
 
-def cold_load_s(store_dir: Path) -> float:
-    """Seconds of the first ``load()`` in a fresh process (as the CLI does it), imports excluded."""
+def cold_load_s(store_dir: Path) -> tuple[float, float]:
+    """Seconds of the first ``load()`` in a fresh process (as the CLI does it), imports excluded: wall
+    clock and the process's CPU time (which a shared, loaded machine inflates less)."""
     root = str(Path(__file__).resolve().parents[1])
     done = subprocess.run(
         [sys.executable, "-c", COLD_LOAD, str(store_dir)],
@@ -284,14 +289,15 @@ def cold_load_s(store_dir: Path) -> float:
         cwd=root,
         check=True,
     )
-    return float(done.stdout.strip().splitlines()[-1])
+    wall, cpu = done.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
 def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def measure_size(size: int, work: Path) -> dict[str, Any]:
+def measure_size(size: int, work: Path, load_only: bool = False) -> dict[str, Any]:
     folder = work / f"size-{size}"
     folder.mkdir()
     tips_file, shortcuts_file = write_memory_files(folder, size)
@@ -307,18 +313,26 @@ def measure_size(size: int, work: Path) -> dict[str, Any]:
         started = time.perf_counter()
         MemoryStore(store_dir).load()
         timings.append(time.perf_counter() - started)
-    cold = [cold_load_s(store_dir) for _ in range(3)]
-    before = folder_bytes(store_dir)
-    prompts = prepared_run(store_dir, folder / "runs", ScriptedModel(), reflect=True)
-    after = folder_bytes(store_dir)
-    fallback = prepared_run(store_dir, folder / "runs", ScriptedModel(broken_retrievers=True), reflect=False)
-    return {
+    cold = [cold_load_s(store_dir) for _ in range(COLD_RUNS)]
+    loads = {
         "size": size,
         "tips_counted": counted,
         "shortcuts_counted": len(loaded.shortcuts),
         "import_s": round(import_s, 3),
         "load_ms": round(statistics.median(timings) * 1000, 1),
-        "load_cold_ms": round(statistics.median(cold) * 1000, 1),
+        "load_cold_ms": round(statistics.median(wall for wall, _ in cold) * 1000, 1),
+        "load_cold_cpu_ms": round(statistics.median(cpu for _, cpu in cold) * 1000, 1),
+        "load_cold_best_ms": round(min(wall for wall, _ in cold) * 1000, 1),
+        "load_average": load_average(),
+    }
+    if load_only:
+        return loads
+    before = folder_bytes(store_dir)
+    prompts = prepared_run(store_dir, folder / "runs", ScriptedModel(), reflect=True)
+    after = folder_bytes(store_dir)
+    fallback = prepared_run(store_dir, folder / "runs", ScriptedModel(broken_retrievers=True), reflect=False)
+    return {
+        **loads,
         "disk_per_version_bytes": after - before,
         "disk_total_bytes": after,
         "prompt_chars": prompts,
@@ -369,10 +383,17 @@ def tokens(chars: int) -> int:
 def print_size(fig: dict[str, Any], initial: dict[str, int]) -> None:
     print(
         f"\n{fig['size']:,} items: {fig['tips_counted']:,} tips and {fig['shortcuts_counted']:,} Shortcuts "
-        f"counted; import {fig['import_s']:.2f} s; load {fig['load_ms']:.1f} ms (first in a process "
-        f"{fig['load_cold_ms']:.1f} ms); one version adds "
-        f"{fig['disk_per_version_bytes']:,} bytes (folder {fig['disk_total_bytes']:,})"
+        f"counted; import {fig['import_s']:.2f} s"
     )
+    print(
+        f"  cold load (a fresh process, median of {COLD_RUNS}): {fig['load_cold_ms']:.1f} ms wall "
+        f"(best {fig['load_cold_best_ms']:.1f}), {fig['load_cold_cpu_ms']:.1f} ms CPU; warm reload in one "
+        f"process: {fig['load_ms']:.1f} ms; load average {fig['load_average']}"
+    )
+    if "disk_per_version_bytes" not in fig:
+        sys.stdout.flush()
+        return
+    print(f"  one version adds {fig['disk_per_version_bytes']:,} bytes (folder {fig['disk_total_bytes']:,})")
     for agent, chars in sorted(fig["prompt_chars"].items()):
         flag = "  OVER 16k" if tokens(chars) > TOKEN_LIMIT else ""
         print(f"  {agent:<20} {chars:>12,} chars {tokens(chars):>10,} tokens{flag}")
@@ -389,6 +410,9 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=40, help="steps of the long scripted run")
     parser.add_argument("--no-long-run", action="store_true", help="skip the long scripted run")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--load-only", action="store_true", help="only import and time the loads (no runs, no long run)"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     info = machine()
@@ -398,7 +422,7 @@ def main() -> int:
         work = Path(tmp)
         if not args.json:
             print(machine_line(info), flush=True)
-        if not args.no_long_run:
+        if not args.no_long_run and not args.load_only:
             per_step = long_run(work, args.steps)
             marks = [s for s in (1, 10, 20, 40, args.steps) if s <= args.steps]
             long_figures = {str(s): per_step.get(s, 0) for s in dict.fromkeys(marks)}
@@ -413,7 +437,7 @@ def main() -> int:
             operator = initial["operator"]
             print(f"initial memory: Operator prompt {operator:,} chars ({tokens(operator):,} tokens)")
         for size in sizes:
-            figures.append(measure_size(size, work))
+            figures.append(measure_size(size, work, load_only=args.load_only))
             if not args.json:
                 print_size(figures[-1], initial)
     if args.json:
