@@ -61,7 +61,17 @@ Screen = tuple[Image.Image, list[Element] | None, str]
 """(image, ground truth or None, variant name)."""
 
 OCR_OPTIONS = dict.fromkeys(
-    ("det_max_side", "det_blank_keep", "rec_workers", "threads", "rec_strip", "rec_min_width", "fold"), int
+    (
+        "det_max_side",
+        "det_blank_keep",
+        "rec_workers",
+        "threads",
+        "rec_strip",
+        "rec_min_width",
+        "fold",
+        "mem_arena",
+    ),
+    int,
 )
 
 

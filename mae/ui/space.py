@@ -59,6 +59,8 @@ def apply_defaults(settings: Settings, environ: Mapping[str, str] | None = None)
         update={
             "device": "virtual",
             "loop": settings.loop.model_copy(update={"max_steps": steps}),
+            # Concurrent visitors' OCR would leave onnxruntime's arena at their peak for good.
+            "perception": settings.perception.model_copy(update={"ocr_mem_arena": False}),
             "log_dir": root / "runs",
             "memory_dir": root / "memory",
         }

@@ -222,3 +222,22 @@ def test_onnx_sessions_reuse_their_buffers() -> None:
     backend = RapidOcrBackend(rec_workers=2)
     for session in (backend._engine.text_det.infer.session, backend._recogniser.session):
         assert session.get_session_options().enable_cpu_mem_arena
+
+
+@pytest.mark.parametrize("fold", [True, False])
+def test_the_memory_arena_can_be_turned_off(fold: bool, screen: np.ndarray) -> None:
+    from mae.config import PerceptionSettings
+    from mae.perception import Perceptor
+
+    perceptor = Perceptor.from_settings(
+        PerceptionSettings(icons="none", captions="none", ocr_device="cpu", ocr_mem_arena=False)
+    )
+    assert isinstance(perceptor.ocr, RapidOcrBackend)
+    backend = RapidOcrBackend(rec_workers=2, fold=fold, mem_arena=False, device="cpu")
+    for ocr in (perceptor.ocr, backend):
+        for session in (ocr._engine.text_det.infer.session, ocr._recogniser.session):
+            assert not session.get_session_options().enable_cpu_mem_arena
+    kept = RapidOcrBackend(rec_workers=2, fold=fold, device="cpu")
+    assert kept._engine is not backend._engine  # each setting has its own sessions
+    assert kept._recogniser.session.get_session_options().enable_cpu_mem_arena
+    assert [e.text for e in backend.read(screen)] == [e.text for e in kept.read(screen)]

@@ -38,6 +38,7 @@ def test_defaults_and_per_session_folders(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert space.apply_defaults(base, {}) is base
     chosen = space.apply_defaults(base, {"SPACE_ID": "a/b"})
     assert chosen.device == "virtual" and chosen.loop.max_steps == space.SPACE_STEP_LIMIT
+    assert base.perception.ocr_mem_arena and not chosen.perception.ocr_mem_arena
     assert space.apply_defaults(base, {"SPACE_ID": "a/b", "MAE_MAX_STEPS": "40"}).loop.max_steps == 40
     monkeypatch.setenv("SPACE_ID", "a/b")
     one = space.session_settings(chosen, "abcd1234session")
