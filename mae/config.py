@@ -214,6 +214,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_MEMORY_DIR": "memory_dir",
     "MAE_OCR": "perception.ocr",
     "MAE_OCR_DEVICE": "perception.ocr_device",
+    "MAE_OCR_MEM_ARENA": "perception.ocr_mem_arena",
     "MAE_ICONS": "perception.icons",
     "MAE_CAPTIONS": "perception.captions",
     "MAE_A11Y": "perception.a11y",
