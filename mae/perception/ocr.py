@@ -159,6 +159,31 @@ def _reopen_sessions(engine: Any, fold: bool, mem_arena: bool = True) -> None:
             )
 
 
+def release_arena_memory() -> int:
+    """Hand back what onnxruntime's CPU memory arenas of the loaded RapidOCR engines hold beyond their
+    first block (the peak of concurrent screens; the arena never shrinks on its own): one tiny call per
+    session with arena shrinkage on. Returns how many sessions were shrunk. Call when no OCR runs (a
+    screen being read keeps its blocks, so it is safe, only less useful, otherwise)."""
+    with _ENGINES_LOCK:
+        engines = [engine for key, engine in _ENGINES.items() if not key[2]]  # not the CUDA ones
+    if not engines:
+        return 0
+    import onnxruntime
+
+    options = onnxruntime.RunOptions()
+    options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+    shrunk = 0
+    for engine in engines:
+        for holder, height in ((engine.text_det.infer, 64), (engine.text_rec.session, 48)):
+            session = getattr(holder, "session", None)
+            if session is None or not session.get_session_options().enable_cpu_mem_arena:
+                continue
+            feed = {session.get_inputs()[0].name: np.zeros((1, 3, height, 64), np.float32)}
+            session.run(None, feed, options)
+            shrunk += 1
+    return shrunk
+
+
 @functools.lru_cache(maxsize=8)
 def _folded(path: str) -> str | bytes:
     """The model at ``path`` with its elementwise layers folded (once per process: the detector and
