@@ -23,6 +23,7 @@ interleaved screen by screen so the machine's load falls on each alike.
     python benchmarks/perception.py --accuracy --hard            # plus recall, plus harder screens
     python benchmarks/perception.py --compare det_max_side=1600 det_max_side=1280 --accuracy
     python benchmarks/perception.py --compare det_max_side=1600 det_max_side=1472 --accuracy --dense
+    python benchmarks/perception.py --compare mem_arena=1 mem_arena=0  # onnxruntime's memory arena
     python benchmarks/perception.py --ocr-device cuda            # the GPU (needs onnxruntime-gpu)
     python benchmarks/perception.py shots/*.png --repeat 3       # your own screenshots
 """

@@ -55,8 +55,8 @@ class PerceptionSettings(BaseModel):
     )
     ocr_mem_arena: bool = Field(
         True,
-        description="keep onnxruntime's memory arena for rapidocr on the CPU (about 5 % faster OCR; off "
-        "returns memory after concurrent screens, the default of a public demo)",
+        description="keep onnxruntime's memory arena for rapidocr on the CPU (5 to 10 % less OCR CPU "
+        "time); off returns memory after each screen, the default of a public demo",
     )
     icons: Literal["contour", "groundingdino", "none"] = "contour"
     captions: str = Field(
