@@ -23,6 +23,7 @@ interleaved screen by screen so the machine's load falls on each alike.
     python benchmarks/perception.py --accuracy --hard            # plus recall, plus harder screens
     python benchmarks/perception.py --compare det_max_side=1600 det_max_side=1280 --accuracy
     python benchmarks/perception.py --compare det_max_side=1600 det_max_side=1472 --accuracy --dense
+    python benchmarks/perception.py --compare mem_arena=1 mem_arena=0  # onnxruntime's memory arena
     python benchmarks/perception.py --ocr-device cuda            # the GPU (needs onnxruntime-gpu)
     python benchmarks/perception.py shots/*.png --repeat 3       # your own screenshots
 """
@@ -61,7 +62,17 @@ Screen = tuple[Image.Image, list[Element] | None, str]
 """(image, ground truth or None, variant name)."""
 
 OCR_OPTIONS = dict.fromkeys(
-    ("det_max_side", "det_blank_keep", "rec_workers", "threads", "rec_strip", "rec_min_width", "fold"), int
+    (
+        "det_max_side",
+        "det_blank_keep",
+        "rec_workers",
+        "threads",
+        "rec_strip",
+        "rec_min_width",
+        "fold",
+        "mem_arena",
+    ),
+    int,
 )
 
 

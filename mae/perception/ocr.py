@@ -75,11 +75,13 @@ def engine_providers(engine: Any) -> list[str]:
     return list(session.get_providers()) if session is not None else []
 
 
-def _rapidocr_engine(threads: int | None, cuda: bool = False, fold: bool = True) -> Any:
+def _rapidocr_engine(
+    threads: int | None, cuda: bool = False, fold: bool = True, mem_arena: bool = True
+) -> Any:
     """One RapidOCR engine per option set, loaded once per process (loading takes ~0.5 s, folding the
     models ~0.5 s more). Its detector's session and post-processing serve ``line_detection``, its
     recogniser's session and character list ``line_strips``."""
-    key = ("rapidocr", threads, cuda, fold)
+    key = ("rapidocr", threads, cuda, fold, mem_arena)
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
         if engine is None:
@@ -113,15 +115,16 @@ def _rapidocr_engine(threads: int | None, cuda: bool = False, fold: bool = True)
                         f"{attribute}); install rapidocr-onnxruntime>=1.3.24,<2"
                     )
             if not cuda:
-                _reopen_sessions(engine, fold)
+                _reopen_sessions(engine, fold, mem_arena)
             _ENGINES[key] = engine
     return engine
 
 
-def _reopen_sessions(engine: Any, fold: bool) -> None:
-    """Re-open a RapidOCR engine's CPU sessions with onnxruntime's memory arena on (RapidOCR turns it
-    off: the recogniser's many small calls then reuse their buffers, about 5 % less OCR time here) and,
-    with ``fold``, the models' elementwise layers folded into their convolutions
+def _reopen_sessions(engine: Any, fold: bool, mem_arena: bool = True) -> None:
+    """Re-open a RapidOCR engine's CPU sessions with onnxruntime's memory arena on when ``mem_arena``
+    (RapidOCR turns it off: the recogniser's many small calls then reuse their buffers, about 5 % less
+    OCR time here, but the arena keeps the most memory concurrent screens ever needed) and, with
+    ``fold``, the models' elementwise layers folded into their convolutions
     (``mae.perception.onnx_fold``); a folded model this onnxruntime cannot load runs unfolded. Sessions
     this cannot reach are left as they are."""
     import onnxruntime
@@ -135,9 +138,10 @@ def _reopen_sessions(engine: Any, fold: bool) -> None:
         model: str | bytes = path
         if fold:
             model = _folded(path)
-        elif old.enable_cpu_mem_arena:
+        elif old.enable_cpu_mem_arena == mem_arena:
             continue
         options = onnxruntime.SessionOptions()
+        options.enable_cpu_mem_arena = mem_arena
         options.log_severity_level = 4
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.intra_op_num_threads = old.intra_op_num_threads
@@ -153,6 +157,31 @@ def _reopen_sessions(engine: Any, fold: bool) -> None:
             holder.session = onnxruntime.InferenceSession(
                 path, sess_options=options, providers=["CPUExecutionProvider"]
             )
+
+
+def release_arena_memory() -> int:
+    """Hand back what onnxruntime's CPU memory arenas of the loaded RapidOCR engines hold beyond their
+    first block (the peak of concurrent screens; the arena never shrinks on its own): one tiny call per
+    session with arena shrinkage on. Returns how many sessions were shrunk. Call when no OCR runs (a
+    screen being read keeps its blocks, so it is safe, only less useful, otherwise)."""
+    with _ENGINES_LOCK:
+        engines = [engine for key, engine in _ENGINES.items() if not key[2]]  # not the CUDA ones
+    if not engines:
+        return 0
+    import onnxruntime
+
+    options = onnxruntime.RunOptions()
+    options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+    shrunk = 0
+    for engine in engines:
+        for holder, height in ((engine.text_det.infer, 64), (engine.text_rec.session, 48)):
+            session = getattr(holder, "session", None)
+            if session is None or not session.get_session_options().enable_cpu_mem_arena:
+                continue
+            feed = {session.get_inputs()[0].name: np.zeros((1, 3, height, 64), np.float32)}
+            session.run(None, feed, options)
+            shrunk += 1
+    return shrunk
 
 
 @functools.lru_cache(maxsize=8)
@@ -192,6 +221,9 @@ class RapidOcrBackend:
     line per call. A call is padded to at least ``rec_min_width``.
     ``fold``: fold the models' elementwise layers into their convolutions before loading them (exact;
     about 27 % less CPU time per cold screen here; ``mae.perception.onnx_fold``).
+    ``mem_arena``: keep onnxruntime's CPU memory arena (reused buffers, about 5 % less OCR time); off,
+    memory goes back after each call instead of staying at the peak of concurrent screens (a public
+    demo turns it off: ``mae.ui.space.apply_defaults``).
     ``device``: ``auto`` runs the models on the GPU when onnxruntime's CUDA provider is installed
     (``onnxruntime-gpu``), ``cuda`` insists on it, ``cpu`` never uses it; ``providers`` says what runs.
     """
@@ -211,6 +243,7 @@ class RapidOcrBackend:
         split_gap: float = 0.8,
         det_blank_keep: int = 6,
         fold: bool = True,
+        mem_arena: bool = True,
         device: OcrDevice = "auto",
     ) -> None:
         if det_max_side < 64:
@@ -224,8 +257,10 @@ class RapidOcrBackend:
         self.rec_workers = max(1, rec_workers if rec_workers is not None else default_workers)
         self.rec_strip = max(0, rec_strip)
         self.rec_min_width = max(1, rec_min_width)
-        self._engine = _rapidocr_engine(threads, self.cuda, fold)
-        rec_engine = self._engine if self.rec_workers == 1 else _rapidocr_engine(1, self.cuda, fold)
+        self._engine = _rapidocr_engine(threads, self.cuda, fold, mem_arena)
+        rec_engine = (
+            self._engine if self.rec_workers == 1 else _rapidocr_engine(1, self.cuda, fold, mem_arena)
+        )
         self._recogniser = rec_engine.text_rec.session
         self._characters: list[str] = list(rec_engine.text_rec.postprocess_op.character)
         classes = self._recogniser.session.get_outputs()[0].shape[-1]
@@ -399,11 +434,11 @@ def _paddle_v3_lines(result: Any) -> list[Line]:
     return lines
 
 
-def make_ocr(name: str, *, device: OcrDevice = "auto", **options: Any) -> OcrBackend:
-    """The OCR backend called ``name`` (``rapidocr`` or ``paddleocr``); ``device`` applies to rapidocr
-    (PaddleOCR picks its device itself)."""
+def make_ocr(name: str, *, device: OcrDevice = "auto", mem_arena: bool = True, **options: Any) -> OcrBackend:
+    """The OCR backend called ``name`` (``rapidocr`` or ``paddleocr``); ``device`` and ``mem_arena``
+    apply to rapidocr (PaddleOCR picks its device and memory use itself)."""
     if name == "rapidocr":
-        return RapidOcrBackend(device=device, **options)
+        return RapidOcrBackend(device=device, mem_arena=mem_arena, **options)
     if name == "paddleocr":
         return PaddleOcrBackend(**options)
     raise ConfigError(f"unknown OCR backend {name!r}; choose rapidocr or paddleocr")

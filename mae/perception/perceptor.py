@@ -93,7 +93,7 @@ class Perceptor:
                 )
             captioner = make_captioner(settings.model_copy(update={"captions": captions}), client)
         return cls(
-            make_ocr(settings.ocr, device=settings.ocr_device),
+            make_ocr(settings.ocr, device=settings.ocr_device, mem_arena=settings.ocr_mem_arena),
             detector,
             captioner,
             a11y=settings.a11y,

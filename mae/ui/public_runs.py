@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mae.errors import ConfigError
+from mae.perception.ocr import release_arena_memory
 from mae.ui import space
 from mae.ui.admission import Admission, Ticket, queue_message
 from mae.ui.live import LiveRun
@@ -25,9 +26,11 @@ MAX_WAIT_POLLS = 3600
 
 
 def release_memory() -> None:
-    """Give the memory a finished run freed back to the system: collect cycles, then ask glibc to
-    return its free heap pages (``malloc_trim``; threads leave freed blocks in per-thread arenas that
+    """Give the memory finished runs freed back to the system: shrink onnxruntime's OCR arenas to their
+    first block (they stay at the peak of concurrent screens otherwise), collect cycles, then ask glibc
+    to return its free heap pages (``malloc_trim``; threads leave freed blocks in per-thread arenas that
     would otherwise keep the server's resident size at its peak). Nothing happens where there is no glibc."""
+    release_arena_memory()
     gc.collect()
     name = ctypes.util.find_library("c")
     if not name:

@@ -49,16 +49,20 @@ def space_id(environ: Mapping[str, str] | None = None) -> str | None:
 
 def apply_defaults(settings: Settings, environ: Mapping[str, str] | None = None) -> Settings:
     """``settings`` with the public defaults (virtual phone, short step limit, private data root) when
-    the demo is public; unchanged otherwise. A step limit set through ``MAE_MAX_STEPS`` is kept."""
+    the demo is public; unchanged otherwise. A step limit set through ``MAE_MAX_STEPS`` is kept, and so
+    is ``MAE_OCR_MEM_ARENA`` (off by default there: concurrent visitors' OCR would leave onnxruntime's
+    arena at their peak until the line empties)."""
     environ = os.environ if environ is None else environ
     if not is_public(environ):
         return settings
     steps = settings.loop.max_steps if environ.get("MAE_MAX_STEPS") else SPACE_STEP_LIMIT
+    arena = settings.perception.ocr_mem_arena if environ.get("MAE_OCR_MEM_ARENA") else False
     root = Path(tempfile.mkdtemp(prefix="mae-space-"))
     return settings.model_copy(
         update={
             "device": "virtual",
             "loop": settings.loop.model_copy(update={"max_steps": steps}),
+            "perception": settings.perception.model_copy(update={"ocr_mem_arena": arena}),
             "log_dir": root / "runs",
             "memory_dir": root / "memory",
         }

@@ -11,6 +11,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from mae.errors import ConfigError
+from mae.perception import ocr as ocr_module
 from mae.perception.line_text import LineCache, Reading, line_key
 from mae.perception.ocr import PaddleOcrBackend, RapidOcrBackend, make_ocr, use_cuda
 
@@ -222,3 +223,38 @@ def test_onnx_sessions_reuse_their_buffers() -> None:
     backend = RapidOcrBackend(rec_workers=2)
     for session in (backend._engine.text_det.infer.session, backend._recogniser.session):
         assert session.get_session_options().enable_cpu_mem_arena
+
+
+@pytest.mark.parametrize("fold", [True, False])
+def test_the_memory_arena_can_be_turned_off(fold: bool, screen: np.ndarray) -> None:
+    from mae.config import PerceptionSettings
+    from mae.perception import Perceptor
+
+    perceptor = Perceptor.from_settings(
+        PerceptionSettings(icons="none", captions="none", ocr_device="cpu", ocr_mem_arena=False)
+    )
+    assert isinstance(perceptor.ocr, RapidOcrBackend)
+    backend = RapidOcrBackend(rec_workers=2, fold=fold, mem_arena=False, device="cpu")
+    for ocr in (perceptor.ocr, backend):
+        for session in (ocr._engine.text_det.infer.session, ocr._recogniser.session):
+            assert not session.get_session_options().enable_cpu_mem_arena
+    kept = RapidOcrBackend(rec_workers=2, fold=fold, device="cpu")
+    assert kept._engine is not backend._engine  # each setting has its own sessions
+    assert kept._recogniser.session.get_session_options().enable_cpu_mem_arena
+    assert [e.text for e in backend.read(screen)] == [e.text for e in kept.read(screen)]
+
+
+def test_arena_memory_is_handed_back_and_reading_goes_on(screen: np.ndarray) -> None:
+    backend = RapidOcrBackend(rec_workers=2, rec_cache=0, device="cpu")
+    RapidOcrBackend(rec_workers=2, mem_arena=False, device="cpu")  # nothing to shrink there
+    before = [e.text for e in backend.read(screen)]
+    sessions = [
+        session
+        for key, engine in ocr_module._ENGINES.items()
+        if not key[2]
+        for session in (engine.text_det.infer.session, engine.text_rec.session.session)
+    ]
+    with_arena = [s for s in sessions if s.get_session_options().enable_cpu_mem_arena]
+    assert 0 < len(with_arena) < len(sessions)
+    assert ocr_module.release_arena_memory() == len(with_arena)
+    assert [e.text for e in backend.read(screen)] == before and len(before) == len(LINES)

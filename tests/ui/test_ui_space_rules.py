@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mae.config import Settings
+from mae.config import Settings, load_settings
 from mae.llm.keys import configure_server_keys
 from mae.ui import space
 
@@ -38,6 +38,11 @@ def test_defaults_and_per_session_folders(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert space.apply_defaults(base, {}) is base
     chosen = space.apply_defaults(base, {"SPACE_ID": "a/b"})
     assert chosen.device == "virtual" and chosen.loop.max_steps == space.SPACE_STEP_LIMIT
+    assert base.perception.ocr_mem_arena and not chosen.perception.ocr_mem_arena
+    kept = {"SPACE_ID": "a/b", "MAE_OCR_MEM_ARENA": "true"}  # the operator's choice is kept
+    assert space.apply_defaults(load_settings(environ=kept), kept).perception.ocr_mem_arena
+    off = {"MAE_OCR_MEM_ARENA": "false"}
+    assert not load_settings(environ=off).perception.ocr_mem_arena
     assert space.apply_defaults(base, {"SPACE_ID": "a/b", "MAE_MAX_STEPS": "40"}).loop.max_steps == 40
     monkeypatch.setenv("SPACE_ID", "a/b")
     one = space.session_settings(chosen, "abcd1234session")
