@@ -2,7 +2,9 @@
 
 An eval of the shortest virtual task runs against the reference-action agent on the fake model server;
 then the Judge view shows its screenshots beside the rubric checklist, a rubric item and an action are
-marked, and the saved marks change the metrics. Screenshots go to ``artifacts/ui/``.
+marked, and the saved marks change the metrics. The worker count runs two short tasks on two virtual
+phones with a progress line per worker; at 1280x720 Start stays in view and the task picker narrows the
+list. Screenshots go to ``artifacts/ui/``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from mae.device.virtual import VirtualPhone
 from mae.eval.marks import judged_records
 from mae.eval.records import read_results
 from mae.eval.virtual_suite import load_task_suite
-from mae.testing.fake_model_server import FakeModelServer
+from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 from mae.testing.reference_agent import ReferenceAgent
 from mae.ui.runner import Backend
 
@@ -135,3 +137,55 @@ def test_ui_evaluate_tab_at_1280x720_keeps_start_in_view_and_follows_the_run_tab
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "evaluate_tab_1280x720.png"))
         browser.close()
+
+
+def test_ui_evaluate_tab_runs_two_workers_with_a_progress_line_each(
+    demo: tuple[str, Backend], fake_server: FakeModelServer
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    url, backend = demo
+    agent = ReferenceAgent()
+
+    def unhurried(request: RecordedRequest) -> FakeReply | str | None:  # time to see both workers busy
+        reply = agent(request)
+        return FakeReply(text=reply, delay_s=0.3) if isinstance(reply, str) else reply
+
+    fake_server.responder = unhurried
+    shortest = sorted(
+        (t for t in load_task_suite() if t.reference_actions), key=lambda t: len(t.reference_actions)
+    )
+    picked = [t.task_id for t in shortest[:2]]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1600, "height": 1100})
+        page.set_default_timeout(90_000)
+        page.goto(url)
+        page.get_by_role("tab", name="Evaluate").click()
+        page.locator("#mae-eval-suite").get_by_text("Basic").click()  # load_task_suite()'s default suite
+        tasks = page.locator("#mae-eval-tasks")
+        expect(tasks).to_contain_text(picked[0])
+        for box in tasks.locator("input[type=checkbox]").all():
+            if box.is_checked():
+                box.uncheck()
+        for task_id in picked:
+            tasks.locator("label", has_text=task_id).click()
+        page.locator("#mae-eval-workers").locator("input").fill("2")
+        page.locator("#mae-eval-base-url").locator("input, textarea").fill(fake_server.base_url)
+        page.locator("#mae-eval-model").locator("input, textarea").fill(MODEL)
+        page.locator("#mae-eval-start").click()
+        progress = page.locator("#mae-eval-progress")
+        expect(progress).to_contain_text("on 2 workers", timeout=120_000)
+        expect(progress).to_contain_text("w1 (virtual)")
+        expect(progress).to_contain_text("w2 (virtual)")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "evaluate_workers_running.png"), full_page=True)
+        expect(progress).to_contain_text("Finished", timeout=180_000)
+        expect(progress).to_contain_text("w1 (virtual): finished · 1 done")
+        expect(progress).to_contain_text("w2 (virtual): finished · 1 done")
+        expect(page.locator("#mae-eval-summary")).to_contain_text("SS 100.0")
+        page.screenshot(path=str(ARTIFACTS / "evaluate_workers.png"), full_page=True)
+        browser.close()
+
+    (folder,) = [p for p in backend.log_dir.iterdir() if p.name.startswith("eval-")]
+    assert sorted(r.task_id for r in read_results(folder)) == sorted(picked)
