@@ -17,13 +17,13 @@ from typing import Any
 
 import gradio as gr
 
+from mae.actions.safety import DEFAULT_RULES
 from mae.config import load_settings
 from mae.device import VIRTUAL
 from mae.errors import MaeError
 from mae.llm.keys import configure_server_keys
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.public_mode import is_public, set_server
-from mae.safety import DEFAULT_RULES
 from mae.ui import space
 from mae.ui.admission import Admission, max_runs
 from mae.ui.agent_picker import agent_picker, wire_agent_picker

@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PIL import Image
 
-from mae.action_text import parse_action_text
-from mae.actions import Tap, resolve_call
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import Tap, resolve_call
 from mae.device.virtual import VirtualPhone
 from mae.eval.virtual_suite import load_task_suite
 from mae.perception import Element, Perception, Perceptor

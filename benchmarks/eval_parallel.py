@@ -38,7 +38,7 @@ from mae.eval.records import read_results
 from mae.eval.runner import EvalOptions, EvalRunner, write_options
 from mae.eval.tasks import EvalTask, virtual_tasks
 from mae.eval.workers import ParallelEvalRunner, RequestGate
-from mae.runtime import Runtime, build_runtime
+from mae.run.runtime import Runtime, build_runtime
 from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 from mae.testing.reference_agent import ReferenceAgent
 from mae.testing.truth_perceptor import TruthPerceptor

@@ -39,9 +39,9 @@ from bench_common import load_average, machine, machine_line, spread, spread_tex
 from mae.config import LoopSettings, PerceptionSettings
 from mae.device.virtual import VirtualPhone
 from mae.llm import ChatClient, ModelProfile
-from mae.loop import PerceptorLike, run_task
-from mae.results import TaskResult
-from mae.runtime import build_perceptor
+from mae.run.loop import PerceptorLike, run_task
+from mae.run.results import TaskResult
+from mae.run.runtime import build_perceptor
 from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 
 TASK = "Find the price of the Ninja DZ201 air fryer on Amazon and write it in a new note in Notes."

@@ -49,11 +49,11 @@ from bench_common import load_average, machine, machine_line
 
 from mae.config import EvolutionSettings, LoopSettings, Settings
 from mae.device.virtual import VirtualPhone
-from mae.evolution import MemorySession
 from mae.llm import ChatClient, ModelProfile
-from mae.loop import run_task
 from mae.memory.longterm import MemoryStore
 from mae.perception.elements import Perception
+from mae.run.evolution import MemorySession
+from mae.run.loop import run_task
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 TASK = "Find the price of the Ninja DZ201 air fryer on Amazon and write it in a new note in Notes."

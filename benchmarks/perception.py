@@ -46,8 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_common import load_average, machine, machine_line, spread, spread_text
 from PIL import Image, ImageFilter, ImageOps
 
-from mae.action_text import parse_action_text
-from mae.actions import resolve_call
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import resolve_call
 from mae.device.virtual import VirtualPhone
 from mae.eval.virtual_suite import load_task_suite
 from mae.perception import Element, Perceptor

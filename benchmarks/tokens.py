@@ -38,8 +38,8 @@ from mae.device.virtual import VirtualPhone
 from mae.llm import ChatClient, ModelProfile
 from mae.llm.images import ImagePolicy, before_policy, image_tokens, target_size
 from mae.llm.providers import PRESETS
-from mae.loop import run_task
-from mae.runtime import build_perceptor
+from mae.run.loop import run_task
+from mae.run.runtime import build_perceptor
 from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 
 PRICES: dict[str, float] = {  # US dollars per million input tokens (list prices of the preset models)

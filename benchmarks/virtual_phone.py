@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mae.action_text import parse_action_text
-from mae.actions import resolve_call
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import resolve_call
 from mae.device.virtual import VirtualPhone
 from mae.eval.virtual_suite import load_task_suite
 

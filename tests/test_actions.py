@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mae.action_text import parse_action_text
-from mae.actions import (
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import (
     ATOMIC_ACTIONS,
     INITIAL_SHORTCUTS,
     ActionCall,
@@ -146,7 +146,7 @@ def test_the_action_layer_reads_without_the_agents() -> None:
     import sys
 
     code = (
-        "import sys, mae.actions, mae.action_text, mae.reply_text; "
+        "import sys, mae.actions.registry, mae.actions.reading, mae.actions.reply_text; "
         "print(sorted(m for m in sys.modules if m.startswith('mae.agents')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mae.actions import make_atomic
+from mae.actions.registry import make_atomic
 from mae.cli import main
 from mae.errors import ActionError
 
@@ -113,7 +113,7 @@ def test_a_log_folder_that_refuses_writes_is_a_config_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mae.errors import ConfigError
-    from mae.trajectory import new_run_dir
+    from mae.run.trajectory import new_run_dir
 
     def refuse(self: Path, *args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied", str(self))

@@ -7,7 +7,7 @@ import pytest
 from mae.config import Settings
 from mae.errors import ConfigError
 from mae.llm import ModelAuthError
-from mae.runtime import build_client
+from mae.run.runtime import build_client
 
 
 def test_missing_key_is_reported_before_anything_runs() -> None:

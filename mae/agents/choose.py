@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from mae.actions import INITIAL_SHORTCUTS, Shortcut
+from mae.actions.registry import INITIAL_SHORTCUTS, Shortcut
 from mae.agents.e_agent import MobileAgentE
 from mae.agents.operator import ShortcutGuard
 from mae.agents.strategy import AgentStrategy

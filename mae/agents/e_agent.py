@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.agents import manager, notes_budget, notetaker, operator, reflector
 from mae.agents.base import AgentResult, Screen
 from mae.agents.operator import ShortcutGuard

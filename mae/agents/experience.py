@@ -13,11 +13,11 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from mae.actions import describe_atomic_actions
+from mae.actions.registry import describe_atomic_actions
 from mae.agents.base import AgentResult, TurnListener, ask
 from mae.agents.parsing import (
     ReplyProblem,
@@ -28,6 +28,7 @@ from mae.agents.parsing import (
     strip_fence,
 )
 from mae.agents.prompting import render_prompt
+from mae.errors import ExitReason
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
 from mae.memory.limits import MAX_STORE_SHORTCUTS, MAX_STORE_TIPS, MAX_TIP_CHARS, trim_shortcut_text
@@ -43,13 +44,28 @@ from mae.memory.slices import failing_shortcuts, merge_tips, shortcuts_slice, ti
 from mae.memory.tips import format_tips, normalize_tips, split_tips
 from mae.memory.usage import apply_usage, failure_report
 from mae.memory.working import WorkingMemory
-from mae.results import TaskResult, counted
+from mae.wording import counted
 
 ROLE = "experience"
 AUTHOR = "experience reflector"
 SOURCE = "Shortcuts reflector"
 
 log = logging.getLogger(__name__)
+
+
+class EndedTask(Protocol):
+    """What the reflectors need of a finished run (the run layer's ``TaskResult`` has it)."""
+
+    @property
+    def instruction(self) -> str: ...
+    @property
+    def exit_reason(self) -> ExitReason: ...
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def memory(self) -> WorkingMemory: ...
 
 
 class TaskExperience(BaseModel):
@@ -62,7 +78,7 @@ class TaskExperience(BaseModel):
     memory: WorkingMemory
 
     @classmethod
-    def from_result(cls, result: TaskResult) -> TaskExperience:
+    def from_result(cls, result: EndedTask) -> TaskExperience:
         return cls(
             instruction=result.instruction,
             exit_reason=result.exit_reason.value,
@@ -413,7 +429,7 @@ def _trimmed(values: Sequence[Any], changes: list[str]) -> list[Any]:
 def reflect_on_task(
     store: MemoryStore,
     client: ChatClient,
-    result: TaskResult | TaskExperience,
+    result: EndedTask | TaskExperience,
     *,
     policy: UsagePolicy | None = None,
     future_tasks: Sequence[str] | None = None,

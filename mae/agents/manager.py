@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.agents.base import AgentResult, Screen, TurnListener, ask
 from mae.agents.parsing import is_finished, require_sections
 from mae.agents.prompting import render_prompt

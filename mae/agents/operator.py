@@ -15,8 +15,8 @@ from typing import Any
 from PIL import Image
 from pydantic import BaseModel, PrivateAttr
 
-from mae.action_text import parse_action_text
-from mae.actions import (
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import (
     ATOMIC_ACTIONS,
     ActionCall,
     AtomicAction,

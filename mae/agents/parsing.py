@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from mae.memory.working import Outcome
-from mae.reply_text import (  # the reading helpers live below the action layer; re-exported here
+from mae.actions.reply_text import (  # the reading helpers live below the action layer; re-exported here
     MAX_NESTING,
     MAX_NUMBER_DIGITS,
     MAX_REPLY_CHARS,
@@ -31,6 +30,7 @@ from mae.reply_text import (  # the reading helpers live below the action layer;
     normalize_reply,
     parse_call_arguments,
 )
+from mae.memory.working import Outcome
 
 __all__ = [
     "MAX_NESTING",

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from PIL import Image
 from pydantic import BaseModel
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.agents.base import Screen, TurnListener, ask
 from mae.agents.parsing import parse_yes_no, require_sections
 from mae.agents.prompting import render_prompt

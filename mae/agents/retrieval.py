@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from mae.action_text import canonical_action_name
-from mae.actions import INITIAL_SHORTCUTS, Shortcut
+from mae.actions.reading import canonical_action_name
+from mae.actions.registry import INITIAL_SHORTCUTS, Shortcut
 from mae.agents.base import TurnListener, ask
 from mae.agents.parsing import (
     NONE_WORDS,

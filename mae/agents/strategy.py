@@ -1,6 +1,6 @@
 """The seam between the step loop and an agent: what a strategy decides and what the loop offers it.
 
-The loop (``mae.loop``) owns everything every agent shares: perception, execution and settling, the
+The loop (``mae.run.loop``) owns everything every agent shares: perception, execution and settling, the
 trajectory, events, the exits, approval, stop and the device lock. An agent (``AgentStrategy``) only
 decides the next action from the working memory and the screen, and judges it afterwards, updating its
 own memory. Mobile-Agent-E (``mae.agents.e_agent``), Mobile-Agent-v2 (``mae.agents.v2``) and Mobile-Agent
@@ -19,9 +19,9 @@ from pydantic import BaseModel
 from mae.agents.base import AgentResult, AgentTurn, Screen
 from mae.agents.operator import OperatorDecision
 from mae.config import LoopSettings
+from mae.errors import ExitReason
 from mae.llm.client import ChatClient
 from mae.memory.working import ActionRecord, WorkingMemory
-from mae.results import ExitReason
 
 V = TypeVar("V")
 M = TypeVar("M", bound=BaseModel)

@@ -16,12 +16,12 @@ from PIL import Image, ImageChops
 from pydantic import BaseModel
 
 from mae.agents.base import AgentResult, Screen, ask
-from mae.agents.defaults import INITIAL_TIPS
 from mae.agents.operator import OperatorDecision, keyboard_text, validate_action
 from mae.agents.parsing import ReplyProblem, extract_sections, require_sections
 from mae.agents.prompting import render_prompt
 from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
 from mae.agents.v1_actions import OPERATIONS, V1Action, parse_v1_action
+from mae.memory.tips import INITIAL_TIPS
 from mae.memory.working import ActionRecord
 
 ROLE = "operator"

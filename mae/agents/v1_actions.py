@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mae.actions import ActionCall, AtomicAction, resolve_call
+from mae.actions.registry import ActionCall, AtomicAction, resolve_call
 from mae.agents.base import Screen
 from mae.agents.parsing import ReplyProblem
 from mae.errors import ActionError

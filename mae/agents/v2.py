@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from mae.actions import describe_atomic_actions
+from mae.actions.registry import describe_atomic_actions
 from mae.agents.base import AgentResult, Screen, ask
-from mae.agents.defaults import INITIAL_TIPS
 from mae.agents.operator import OperatorDecision, keyboard_text, validate_action
 from mae.agents.parsing import parse_outcome, require_sections, strip_fence
 from mae.agents.prompting import render_prompt
 from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
 from mae.llm.coordinates import describe_swipe_example, describe_tap_example
+from mae.memory.tips import INITIAL_TIPS
 from mae.memory.working import ActionRecord, Outcome
 
 PLANNING, DECISION, REFLECTION = "planning", "decision", "reflection"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from mae.action_text import parse_action_text
-from mae.actions import INITIAL_SHORTCUTS, resolve_call, run_steps
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import INITIAL_SHORTCUTS, resolve_call, run_steps
 from mae.device import VIRTUAL, open_device
 from mae.device.base import Device
 from mae.errors import ConfigError, DeviceError

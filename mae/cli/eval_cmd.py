@@ -19,14 +19,14 @@ from mae.llm.providers import AGENT_ROLES
 if TYPE_CHECKING:  # the evaluation modules load the model client: imported when a command runs
     from mae.eval.runner import EvalOptions
     from mae.eval.tasks import EvalTask
-    from mae.runtime import Runtime
+    from mae.run.runtime import Runtime
 
 RESULTS_FILE = "results.jsonl"
 
 
 def build_runtime(settings: Settings, api_keys: Any = None) -> Runtime:
-    """``mae.runtime.build_runtime``, imported only when an eval runs (keeps ``--help`` fast)."""
-    from mae.runtime import build_runtime as build
+    """``mae.run.runtime.build_runtime``, imported only when an eval runs (keeps ``--help`` fast)."""
+    from mae.run.runtime import build_runtime as build
 
     return build(settings, api_keys)
 
@@ -163,7 +163,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from mae.eval.runner import EvalRunner, write_options
     from mae.eval.tasks import load_eval_tasks, select_tasks
     from mae.eval.workers import MAX_WORKERS, ParallelEvalRunner, RequestGate, phone_specs
-    from mae.runtime import backbone_of
+    from mae.run.runtime import backbone_of
 
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         raise ConfigError(f"--workers must be between 1 and {MAX_WORKERS}")
@@ -254,7 +254,7 @@ def _eval_on_ray(
     """``--ray``: the task runs on Ray actors, one per phone; the eval folder stays here."""
     from mae.eval.ray_pool import RayEvalRunner, connect_ray
     from mae.eval.runner import write_options
-    from mae.runtime import backbone_of
+    from mae.run.runtime import backbone_of
 
     stop = threading.Event()
     connection = connect_ray(None if args.ray == "local" else args.ray)
@@ -285,8 +285,9 @@ def _eval_on_ray(
 
 def _finish(folder: Path, halted: str | None, stopped: bool, left_over: int = 0) -> int:
     """Write the reports of ``folder`` and say how to continue; the command's exit code."""
+    from mae.errors import ExitReason
     from mae.eval.report import write_reports
-    from mae.results import EXIT_CODES, ExitReason
+    from mae.run.results import EXIT_CODES
 
     resume = f"python -m mae eval --out {folder} --resume"
     if halted:

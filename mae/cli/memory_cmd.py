@@ -20,10 +20,12 @@ from mae.memory.longterm import HistoryEntry, MemoryStore, UpdateResult, policy_
 from mae.memory.tips import split_tips
 
 if TYPE_CHECKING:
-    from mae.actions import Shortcut
-    from mae.agents.operator import ShortcutGuard
-    from mae.results import TaskResult
-    from mae.runtime import Runtime
+    from mae.run.loop import RunRequest
+    from mae.run.results import TaskResult
+    from mae.run.runtime import Runtime
+
+    OneRun = Callable[[RunRequest, Runtime, argparse.Namespace], TaskResult]
+    """Runs one task from the command line (``run_cmd.run_one``)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -327,24 +329,17 @@ def _progress(args: argparse.Namespace) -> Callable[[str], None] | None:
     return say
 
 
-def run_single_with_memory(
-    args: argparse.Namespace, runtime: Runtime, run_one: Callable[..., TaskResult]
-) -> TaskResult:
+def run_single_with_memory(args: argparse.Namespace, runtime: Runtime, run_one: OneRun) -> TaskResult:
     """One task with the store's Tips and Shortcuts, then the reflectors (unless --no-evolve)."""
-    from mae.evolution import MemorySession
+    from mae.run.evolution import MemorySession
 
     settings = runtime.settings
     session = MemorySession(
         settings, runtime.client, evolve=settings.evolution.evolve, progress=_progress(args)
     )
 
-    def runner(
-        instruction: str, tips: str, shortcuts: dict[str, Shortcut], guard: ShortcutGuard | None
-    ) -> TaskResult:
-        return run_one(instruction, runtime, args, tips=tips, shortcuts=shortcuts, shortcut_guard=guard)
-
     prepared = session.prepare(args.task)
-    result = runner(args.task, prepared.tips, prepared.shortcuts, prepared.guard)
+    result = run_one(prepared.request(args.task), runtime, args)
     try:
         session.finish(result, prepared)
     except MemoryStoreError as exc:  # the task's own exit code still tells how it went
@@ -356,10 +351,10 @@ def run_task_list_from_args(
     args: argparse.Namespace,
     settings: Settings,
     build: Callable[[Settings], Runtime],
-    run_one: Callable[..., TaskResult],
+    run_one: OneRun,
 ) -> int:
     """``run --tasks FILE``: every task in order; exit 0 when all finished, else 1."""
-    from mae.evolution import (
+    from mae.run.evolution import (
         BetweenTasks,
         MemorySession,
         load_tasks,
@@ -380,10 +375,8 @@ def run_task_list_from_args(
         mode = args.between or BetweenTasks.default_mode(runtime.device, args.reset_command)
         between = BetweenTasks(mode, runtime.device, command=args.reset_command, progress=_progress(args))
 
-        def runner(
-            instruction: str, tips: str, shortcuts: dict[str, Shortcut], guard: ShortcutGuard | None
-        ) -> TaskResult:
-            return run_one(instruction, runtime, args, tips=tips, shortcuts=shortcuts, shortcut_guard=guard)
+        def runner(request: RunRequest) -> TaskResult:
+            return run_one(request, runtime, args)
 
         path = report_path_for(settings.log_dir, args.setting)
         report = run_task_list(

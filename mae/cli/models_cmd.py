@@ -20,6 +20,7 @@ from mae.errors import ConfigError
 from mae.llm.coordinates import CONVENTIONS, family_convention
 from mae.llm.keys import redact_url
 from mae.llm.providers import PRESETS, ModelProfile
+from mae.llm.weights import download, models_dir, presence
 from mae.serving.catalog import CATALOG, CatalogError, find
 from mae.serving.doctor_fit import DEFAULT_THRESHOLD, DEFAULT_TRIALS
 from mae.serving.health import ServedModel, ServeError, ServerNotReadyError, served_models, wait_for_model
@@ -32,7 +33,6 @@ from mae.serving.vllm import (
     preflight,
     vllm_version,
 )
-from mae.serving.weights import download, models_dir, presence
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -1,6 +1,7 @@
 """``python -m mae run "TASK"``: carry out one task on a phone, printing each step as it happens.
 
-Exit code 0 only when the agent finished by itself; other codes per exit reason (``mae.results.EXIT_CODES``):
+Exit code 0 only when the agent finished by itself; other codes per exit reason
+(``mae.run.results.EXIT_CODES``):
 3 max_steps, 4 consecutive_errors, 5 repeated_action, 6 unusable_reply, 7 model_error, 8 device_error,
 9 rejected, 10 error, 130 stopped; 2 for bad settings or usage.
 """
@@ -10,23 +11,22 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, get_args
 
-from mae.actions import ActionCall, Shortcut
+from mae.actions.registry import ActionCall
 from mae.cli import memory_cmd
 from mae.config import LoopSettings, Settings, load_settings
 from mae.errors import ConfigError
-from mae.events import Event
+from mae.run.events import Event
 
 AGENT_NAMES: tuple[str, ...] = get_args(LoopSettings.model_fields["agent"].annotation)
 """``mae.agents.choose.AGENT_NAMES`` without importing the agents (start-up time)."""
 
 if TYPE_CHECKING:  # the loop and the runtime load the model SDK and OpenCV: only when a task runs
-    from mae.loop import Approver
-    from mae.results import TaskResult
-    from mae.runtime import Runtime
+    from mae.run.loop import Approver, RunRequest
+    from mae.run.results import TaskResult
+    from mae.run.runtime import Runtime
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -185,7 +185,7 @@ class StepPrinter:
         elif event.type == "warning":
             line = f"  warning: {data['message']}"
         elif event.type == "run_finished":
-            from mae.results import counted  # loaded by the run already; not at start-up
+            from mae.wording import counted  # loaded by the run already; not at start-up
 
             totals = data["totals"]
             status = "finished" if data["finished"] else "stopped"
@@ -205,7 +205,7 @@ class StepPrinter:
 
 def _stop_text(data: dict[str, Any]) -> str:
     """Why the run ended, readable, with the loop's message when it adds something."""
-    from mae.results import exit_text  # loaded by the run already; not at start-up
+    from mae.run.results import exit_text  # loaded by the run already; not at start-up
 
     reason, message = data["exit_reason"], str(data.get("message") or "").strip()
     if data.get("finished"):
@@ -218,40 +218,30 @@ def _short(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def run_one(
-    instruction: str,
-    runtime: Runtime,
-    args: argparse.Namespace,
-    *,
-    tips: str,
-    shortcuts: dict[str, Shortcut],
-    stop_event: threading.Event | None = None,
-    **extra: Any,
-) -> TaskResult:
-    """One task with the CLI's printer and approver; ``extra`` goes to ``run_task``."""
-    from mae.loop import run_task
+def run_one(request: RunRequest, runtime: Runtime, args: argparse.Namespace) -> TaskResult:
+    """One task with the CLI's printer and approver."""
+    from mae.run.loop import run_task
 
     settings = runtime.settings
     return run_task(
-        instruction,
+        request.instruction,
         device=runtime.device,
         client=runtime.client,
         perceptor=runtime.perceptor,
         settings=settings.loop,
-        tips=tips,
-        shortcuts=shortcuts,
+        tips=request.tips,
+        shortcuts=request.shortcuts,
+        shortcut_guard=request.shortcut_guard,
         listener=StepPrinter(settings.loop.max_steps, quiet=args.quiet),
-        stop_event=stop_event,
         approver=make_approver(args.yes),
         log_dir=settings.log_dir,
         backbone=runtime.backbone,
-        **extra,
     )
 
 
 def build_runtime(settings: Settings) -> Runtime:
-    """``mae.runtime.build_runtime``, imported when a task runs (it loads the model SDK and OpenCV)."""
-    from mae.runtime import build_runtime as build
+    """``mae.run.runtime.build_runtime``, imported when a task runs (it loads the model SDK and OpenCV)."""
+    from mae.run.runtime import build_runtime as build
 
     return build(settings)
 
@@ -276,7 +266,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     runtime = build_runtime(settings)
     try:
         if settings.loop.agent != "e":  # the baselines neither read nor change the long-term memory
-            result = run_one(args.task, runtime, args, tips="", shortcuts={})
+            from mae.run.loop import RunRequest
+
+            result = run_one(RunRequest(args.task, shortcuts={}), runtime, args)
         else:
             result = memory_cmd.run_single_with_memory(args, runtime, run_one)
     finally:

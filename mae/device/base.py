@@ -1,8 +1,8 @@
 """The one narrow interface every phone implements: a real phone over ADB or the virtual phone.
 
-Everything above this layer talks to a ``Device`` only; only ``mae.actions`` turns the paper's atomic
-operations into calls of these methods, and only ``mae.device.adb`` turns them into adb commands.
-Coordinates are always screen pixels of the full-resolution screenshot.
+Everything above this layer talks to a ``Device`` only; only the action layer (``mae.actions``) turns
+the paper's atomic operations into calls of these methods, and only ``mae.device.adb`` turns them into
+adb commands. Coordinates are always screen pixels of the full-resolution screenshot.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from pydantic import BaseModel
 from mae.config import Settings
 from mae.device import VIRTUAL
 from mae.device.base import Device
-from mae.errors import ConfigError, DeviceError
+from mae.errors import ConfigError, DeviceError, ExitReason
 from mae.eval.records import TaskRecord, append_result
 from mae.eval.runner import (
     Episode,
@@ -46,9 +46,8 @@ from mae.eval.runner import (
 )
 from mae.eval.tasks import EvalTask
 from mae.eval.workers import RequestGate, gate_runtime
-from mae.evolution import BetweenTasks
-from mae.loop import PerceptorLike
-from mae.results import ExitReason
+from mae.run.evolution import BetweenTasks
+from mae.run.loop import PerceptorLike
 
 PHONE_RESOURCE = "phone"
 """Custom Ray resource a node started with ``--resources '{"phone": N}'`` offers for its N ADB phones."""
@@ -166,7 +165,7 @@ class PhoneActor:
         assume_yes: bool = False,
         max_in_flight: int = 1,
     ) -> None:
-        from mae.runtime import build_runtime
+        from mae.run.runtime import build_runtime
 
         settings = Settings.model_validate_json(settings_json)
         self._lock_handle = None

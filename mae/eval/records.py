@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from mae.errors import ConfigError
-from mae.results import ExitReason, RunTotals
+from mae.errors import ConfigError, ExitReason
+from mae.run.results import RunTotals
 
 PAPER_EXITS = frozenset(
     {

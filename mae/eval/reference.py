@@ -8,8 +8,8 @@ spinner, scrolling to a result further down, closing the keyboard to reach what 
 operation carries why it was needed, so a policy can be derived from it (e.g. one that never
 dismisses pop-ups).
 
-    python -m mae.eval.reference --write     # refresh reference_actions in the suite files
-    python -m mae.eval.reference --check     # exit 1 when a stored sequence is out of date
+    python -m mae.eval.virtual_suite --write     # refresh reference_actions in the suite files
+    python -m mae.eval.virtual_suite --check     # exit 1 when a stored sequence is out of date
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from mae.action_text import parse_action_text
-from mae.actions import resolve_call, run_steps
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import resolve_call, run_steps
 from mae.device.virtual.phone import VirtualPhone
 from mae.device.virtual.realism import DISMISS_LABELS
 from mae.errors import MaeError
@@ -155,37 +155,3 @@ def compile_plan(plan: list[str], phone: VirtualPhone) -> list[RefAction]:
             raise PlanError(f"plan step {index} ({step!r}): {exc}") from None
     recorder.clear()
     return recorder.actions
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-    import json
-
-    from mae.eval.virtual_suite import SUITE_FILES, VirtualTask
-
-    parser = argparse.ArgumentParser(description="Compile the reference actions of the virtual suites.")
-    parser.add_argument("--write", action="store_true", help="store them in the suite files")
-    parser.add_argument("--check", action="store_true", help="exit 1 if a stored sequence is out of date")
-    args = parser.parse_args(argv)
-    stale: list[str] = []
-    for path in SUITE_FILES.values():
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        before = len(stale)
-        for entry in raw["tasks"]:
-            task = VirtualTask.model_validate(entry)
-            if not task.plan:
-                continue
-            actions = [a.text for a in task.compile_reference()]
-            if actions != entry.get("reference_actions"):
-                stale.append(task.task_id)
-                entry["reference_actions"] = actions
-            print(f"{task.task_id}: {len(actions)} operations")
-        if args.write and len(stale) > before:
-            path.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    if stale:
-        print(("updated: " if args.write else "out of date: ") + ", ".join(stale))
-    return 1 if stale and args.check else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

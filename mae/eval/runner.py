@@ -21,18 +21,18 @@ from pydantic import BaseModel, Field, ValidationError
 
 from mae.agents.experience import PROVIDER_DOWN_ERRORS
 from mae.device.base import Device
-from mae.errors import ConfigError
+from mae.errors import ConfigError, ExitReason
 from mae.eval.code_proxy import ProxyAction, action_correctness, reflection_correctness
 from mae.eval.prices import estimate_cost
 from mae.eval.records import RESULTS_FILE, ActionEntry, TaskRecord, append_result, read_results, task_key
 from mae.eval.tasks import EvalTask
-from mae.events import Event
-from mae.evolution import BetweenTasks, MemorySession
-from mae.loop import Approver, run_task
 from mae.memory.atomic import atomic_write_text
 from mae.memory.longterm import MemoryStore
-from mae.results import ExitReason, TaskResult
-from mae.runtime import Runtime
+from mae.run.events import Event
+from mae.run.evolution import BetweenTasks, MemorySession
+from mae.run.loop import Approver, run_task
+from mae.run.results import TaskResult
+from mae.run.runtime import Runtime
 
 OPTIONS_FILE = "eval.json"
 Progress = Callable[[str], None]
@@ -444,7 +444,7 @@ class EvalRunner:
 
 
 def _spec(task: EvalTask) -> Any:
-    from mae.evolution import TaskSpec
+    from mae.run.evolution import TaskSpec
 
     return TaskSpec(task_id=task.task_id, instruction=task.instruction)
 

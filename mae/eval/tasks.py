@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mae.errors import ConfigError
-from mae.evolution import load_tasks
+from mae.run.evolution import load_tasks
 
 
 class EvalTask(BaseModel):

@@ -4,6 +4,9 @@ Each task has rubric items (as in the paper) and, for each, a check run by code 
 final state, its event log and what was on screen. The score is the paper's Satisfaction Score:
 fulfilled rubric items / all rubric items. Tasks live in ``mae/eval/data/virtual_tasks.json``; a user
 data directory may add or replace tasks (matched by ``task_id``) with its own ``tasks.json``.
+
+    python -m mae.eval.virtual_suite --write     # refresh the stored reference actions from the plans
+    python -m mae.eval.virtual_suite --check     # exit 1 when a stored sequence is out of date
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from mae.action_text import parse_action_text
-from mae.actions import resolve_call, run_steps
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import resolve_call, run_steps
 from mae.device.virtual.content import merge, read_json, tokens
 from mae.device.virtual.phone import VirtualPhone
 from mae.device.virtual.realism import Realism
@@ -334,3 +337,35 @@ def load_task_suite(
             task.reference_actions = [a.text for a in task.compile_reference()]
         out.append(task)
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description="Compile the reference actions of the virtual suites.")
+    parser.add_argument("--write", action="store_true", help="store them in the suite files")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a stored sequence is out of date")
+    args = parser.parse_args(argv)
+    stale: list[str] = []
+    for path in SUITE_FILES.values():
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        before = len(stale)
+        for entry in raw["tasks"]:
+            task = VirtualTask.model_validate(entry)
+            if not task.plan:
+                continue
+            actions = [a.text for a in task.compile_reference()]
+            if actions != entry.get("reference_actions"):
+                stale.append(task.task_id)
+                entry["reference_actions"] = actions
+            print(f"{task.task_id}: {len(actions)} operations")
+        if args.write and len(stale) > before:
+            path.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if stale:
+        print(("updated: " if args.write else "out of date: ") + ", ".join(stale))
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

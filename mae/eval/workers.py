@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mae.actions import ActionCall
+from mae.actions.registry import ActionCall
 from mae.device import VIRTUAL
-from mae.errors import ConfigError, DeviceError
+from mae.errors import ConfigError, DeviceError, ExitReason
 from mae.eval.records import TaskRecord, append_result
 from mae.eval.runner import (
     Episode,
@@ -34,11 +34,10 @@ from mae.eval.runner import (
     outcome_text,
 )
 from mae.eval.tasks import EvalTask
-from mae.events import Event
-from mae.evolution import BetweenTasks
-from mae.loop import Approver
-from mae.results import ExitReason
-from mae.runtime import Runtime
+from mae.run.events import Event
+from mae.run.evolution import BetweenTasks
+from mae.run.loop import Approver
+from mae.run.runtime import Runtime
 
 log = logging.getLogger(__name__)
 MAX_WORKERS = 64

@@ -1,4 +1,4 @@
-"""Asking an MCP client's person before a sensitive action (``mae.safety`` decides which ones).
+"""Asking an MCP client's person before a sensitive action (``mae.actions.safety`` decides which ones).
 
 The SDK offers two ways to ask, by the protocol version the client negotiated:
 

@@ -15,13 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mae.actions import ActionCall, Shortcut
+from mae.actions.registry import ActionCall
 from mae.config import Settings
-from mae.errors import MaeError, MemoryStoreError
-from mae.events import Event
+from mae.errors import ExitReason, MaeError, MemoryStoreError
 from mae.mcp.views import RunView
-from mae.results import ExitReason, TaskResult
-from mae.runtime import Runtime
+from mae.run.events import Event
+from mae.run.results import TaskResult
+from mae.run.runtime import Runtime
 
 APPROVAL_WAIT_S = 300.0
 """How long a run waits for an answer about a sensitive action before it counts as refused."""
@@ -119,35 +119,24 @@ class RunJob:
             self.items.put(ended)
 
     def _run(self) -> TaskResult:
-        from mae.evolution import MemorySession
-        from mae.loop import run_task
+        from mae.run.evolution import MemorySession, runtime_runner
+        from mae.run.loop import RunControls, RunRequest
 
         runtime, settings = self.runtime, self.runtime.settings
-
-        def go(tips: str, shortcuts: dict[str, Shortcut] | None, guard: Any = None) -> TaskResult:
-            return run_task(
-                self.task,
-                device=runtime.device,
-                client=runtime.client,
-                perceptor=runtime.perceptor,
-                settings=settings.loop,
-                tips=tips,
-                shortcuts=shortcuts,
-                listener=self._on_event,
-                stop_event=self.stop_event,
-                approver=self._approve,
-                log_dir=settings.log_dir,
-                backbone=runtime.backbone,
-                shortcut_guard=guard,
-            )
-
+        controls = RunControls(
+            listener=self._on_event,
+            stop_event=self.stop_event,
+            approver=self._approve,
+            backbone=runtime.backbone,
+        )
+        runner = runtime_runner(runtime.device, runtime.client, runtime.perceptor, settings, controls)
         if not self.use_memory:
-            return go("", None)
+            return runner(RunRequest(self.task))
         session = MemorySession(
             settings, runtime.client, evolve=settings.evolution.evolve, progress=self.notes.append
         )
         prepared = session.prepare(self.task)
-        result = go(prepared.tips, prepared.shortcuts, prepared.guard)
+        result = runner(prepared.request(self.task))
         try:
             session.finish(result, prepared)
         except MemoryStoreError as exc:

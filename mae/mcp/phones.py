@@ -22,10 +22,10 @@ from mae.device.base import Device
 from mae.errors import ConfigError, DeviceError, MaeError
 from mae.llm.client import ChatClient
 from mae.llm.coordinates import CoordinateMapper
-from mae.loop import PerceptorLike
 from mae.mcp.views import DeviceList, DeviceView, ImageSpace
 from mae.perception.a11y import A11yTree
 from mae.perception.elements import Perception
+from mae.run.loop import PerceptorLike
 from mae.ui.devices import DevicePool, attached, default_device, device_busy
 
 MAX_VIRTUAL = 8
@@ -112,10 +112,10 @@ class SharedPerceptor:
 def perceptor_factory(
     perception: PerceptionSettings, client: Callable[[], ChatClient | None]
 ) -> SharedPerceptor:
-    """A ``SharedPerceptor`` building ``mae.runtime.build_perceptor`` on first use."""
+    """A ``SharedPerceptor`` building ``mae.run.runtime.build_perceptor`` on first use."""
 
     def build() -> PerceptorLike:
-        from mae.runtime import build_perceptor
+        from mae.run.runtime import build_perceptor
 
         return build_perceptor(perception, client())
 

@@ -29,14 +29,15 @@ from mcp_types import (
 from pydantic import BaseModel, Field, ValidationError
 
 from mae import __version__
-from mae.action_text import parse_action_text
-from mae.actions import ATOMIC_ACTIONS, AtomicAction, Tap, resolve_call
+from mae.actions.execution import execute
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import ATOMIC_ACTIONS, AtomicAction, Tap, resolve_call
+from mae.actions.safety import SafetyPolicy
 from mae.agents.operator import to_screen
 from mae.config import Settings
 from mae.device.base import Device
 from mae.device.lock import DeviceLock
 from mae.errors import ActionError, ConfigError, MaeError
-from mae.execution import execute
 from mae.llm.client import ChatClient
 from mae.mcp import approval
 from mae.mcp.jobs import Ended, JobBook, Progress, Question, RunJob, settings_for_run
@@ -51,7 +52,6 @@ from mae.mcp.views import (
     ShortcutView,
     TipsView,
 )
-from mae.safety import SafetyPolicy
 from mae.ui.devices import screen_signature
 
 T = TypeVar("T")
@@ -100,7 +100,7 @@ def answer(text: str, data: BaseModel | None = None, *extra: Any) -> CallToolRes
 
 
 def read_action(action: str | dict[str, Any]) -> Any:
-    """The one atomic operation in ``action`` (mae's syntax or JSON), read by ``mae.action_text``."""
+    """The one atomic operation in ``action`` (mae's syntax or JSON), read by ``mae.actions.reading``."""
     text = json.dumps(action) if isinstance(action, dict) else action
     if not text.strip():
         raise ActionError('give one operation, e.g. Tap(540, 1200), Open_App("Notes") or Back()')
@@ -131,7 +131,7 @@ class MaeTools:
 
     def client(self) -> ChatClient:
         """A model client from the server's settings and environment (keys never come from callers)."""
-        from mae.runtime import build_client
+        from mae.run.runtime import build_client
 
         return build_client(self.settings)
 
@@ -304,7 +304,7 @@ class MaeTools:
     def start_run(
         self, task: str, device: str, agent: str | None, max_steps: int | None, ctx: Context
     ) -> RunJob:
-        from mae.runtime import build_runtime
+        from mae.run.runtime import build_runtime
 
         phone = self.phones.get(device)
         if self.phones.busy(phone_name := self.name_of(device)):

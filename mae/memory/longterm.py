@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.errors import MemoryStoreError
 from mae.memory.atomic import DirectoryLock, append_line, atomic_write_text, remove_stale_temp_files
 from mae.memory.limits import MAX_IMPORT_BYTES, MAX_STORE_SHORTCUTS, tip_problem

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from mae.actions import INITIAL_SHORTCUTS, Shortcut
+from mae.actions.registry import INITIAL_SHORTCUTS, Shortcut
 from mae.config import EvolutionSettings
 from mae.memory.shortcuts import Rejection, shortcuts_to_json
 from mae.memory.tips import INITIAL_TIPS, split_tips

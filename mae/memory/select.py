@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.memory.models import ShortcutUsage
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+|\d+")

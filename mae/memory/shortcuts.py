@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.memory.limits import shortcut_too_big
 
 

@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from mae.actions import Shortcut, ShortcutStep
+from mae.actions.registry import Shortcut, ShortcutStep
 from mae.errors import MemoryStoreError
 from mae.memory.atomic import atomic_write_bytes
 from mae.memory.models import FORMAT, MemoryState

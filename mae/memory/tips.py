@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 
-from mae.agents.defaults import INITIAL_TIPS as _DEFAULT_TIPS
-
 _ITEM_START = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 """An item's first line: ``N.`` or ``N)`` with any number of digits (10,000 Tips stay 10,000), or a bullet."""
 
@@ -21,8 +19,16 @@ def normalize_tips(text: str) -> str:
     return body + "\n" if body else ""
 
 
-INITIAL_TIPS = normalize_tips(_DEFAULT_TIPS)
-"""The four user-provided Tips the paper starts from (DESIGN §2), as the agents' defaults word them."""
+_PAPER_TIPS = """\
+1. Do not add any payment information. If you are asked to sign in, ignore it or sign in as a guest if \
+possible. Close any pop-up windows when opening an app.
+2. By default, no apps are open in the background.
+3. Screenshots may show partial text in text boxes from your previous input; this does not count as an error.
+4. When creating new Notes, you do not need to enter a title unless the user specifically requests it."""
+
+INITIAL_TIPS = normalize_tips(_PAPER_TIPS)
+"""The four user-provided Tips the paper starts from (paper §2.2, DESIGN §2): the long-term memory's first
+version, and the Tips the v1 and v2 baselines are given."""
 
 
 def split_tips(text: str) -> list[str]:

@@ -82,3 +82,17 @@ def reading_order(elements: Sequence[Element]) -> list[Element]:
                 continue
         rows.append([element])
     return [e for row in rows for e in sorted(row, key=lambda e: e.box[0])]
+
+
+def filter_detections(
+    elements: Sequence[Element],
+    width: int,
+    height: int,
+    *,
+    max_area_fraction: float = 0.05,
+    iou_threshold: float = 0.5,
+) -> list[Element]:
+    """Drop boxes over ``max_area_fraction`` of the screen, then duplicates (IoU ≥ ``iou_threshold``)."""
+    limit = max_area_fraction * width * height
+    small = [e for e in elements if 0 < box_area(e.box) <= limit]
+    return sorted(dedupe(small, iou_threshold), key=lambda e: (e.box[1], e.box[0]))

@@ -1,7 +1,7 @@
 """GroundingDINO icon grounding, as in the paper: open-set detection prompted with "icon".
 
 Weights come from a hub id (default ``IDEA-Research/grounding-dino-tiny``) or a local directory, through
-``mae.serving.weights.resolve`` (offline-aware). The model runs on CUDA in half precision when a GPU is
+``mae.llm.weights.resolve`` (offline-aware). The model runs on CUDA in half precision when a GPU is
 visible, else on the CPU in fp32. Detections go through ``filter_detections``: boxes over 5% of the
 screen and duplicates are dropped. torch and transformers are imported only when a detector is built.
 """
@@ -15,8 +15,7 @@ import numpy as np
 from PIL import Image
 
 from mae.perception.elements import Element
-from mae.perception.geometry import clip_box
-from mae.perception.icons import filter_detections
+from mae.perception.geometry import clip_box, filter_detections
 from mae.perception.local_models import (
     LoadedModel,
     dtype_kwargs,

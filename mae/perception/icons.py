@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from mae.errors import ConfigError
 from mae.perception.elements import Element
-from mae.perception.geometry import box_area, dedupe, intersection, iou
+from mae.perception.geometry import box_area, intersection, iou
 
 
 class IconDetector(Protocol):
@@ -118,20 +118,6 @@ def drop_text_regions(
     return kept
 
 
-def filter_detections(
-    elements: Sequence[Element],
-    width: int,
-    height: int,
-    *,
-    max_area_fraction: float = 0.05,
-    iou_threshold: float = 0.5,
-) -> list[Element]:
-    """Drop boxes over ``max_area_fraction`` of the screen, then duplicates (IoU ≥ ``iou_threshold``)."""
-    limit = max_area_fraction * width * height
-    small = [e for e in elements if 0 < box_area(e.box) <= limit]
-    return sorted(dedupe(small, iou_threshold), key=lambda e: (e.box[1], e.box[0]))
-
-
 def make_icon_detector(name: str, **options: Any) -> IconDetector | None:
     """The detector called ``name`` (``contour``, ``groundingdino``), or ``None`` for ``none``."""
     if name == "none":
@@ -150,7 +136,6 @@ __all__ = [
     "ContourSettings",
     "IconDetector",
     "drop_text_regions",
-    "filter_detections",
     "iou",
     "make_icon_detector",
 ]

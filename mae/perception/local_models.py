@@ -1,6 +1,6 @@
 """Plumbing shared by the in-process models (GroundingDINO icons, Qwen2.5-VL captions).
 
-Where the weights come from (``mae.serving.weights.resolve``: a local directory or a hub id, offline-aware),
+Where the weights come from (``mae.llm.weights.resolve``: a local directory or a hub id, offline-aware),
 which torch device and dtype to use (CUDA when present, half precision there), and a per-process cache
 so that building a second Perceptor (the UI builds one per run) does not load the same weights again.
 torch and transformers are imported only when a model is actually loaded.
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mae.errors import ConfigError
-from mae.serving.weights import WeightsError, is_offline, resolve
+from mae.llm.weights import WeightsError, is_offline, resolve
 
 if TYPE_CHECKING:
     import torch

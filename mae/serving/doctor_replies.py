@@ -4,7 +4,7 @@ Real models answer a "where would you tap" question in many ways: mae's action J
 (``Tap(540, 1200)``, ``click(x=540, y=1200)``), Qwen's ``{"point_2d": [x, y]}`` or ``{"bbox_2d": [x1,
 y1, x2, y2]}``, ``<point>x y</point>``, ``<|box_start|>(x1,y1),(x2,y2)<|box_end|>``, a bare ``[x1, y1,
 x2, y2]`` box, ``(x, y)`` or ``x=540, y=1200`` in prose. Actions go through mae's own reader
-(``mae.action_text``); the other forms are read here, most specific first. A box counts as its centre.
+(``mae.actions.reading``); the other forms are read here, most specific first. A box counts as its centre.
 Numbers are kept as written (fractions like ``0.42`` stay fractions: the doctor decides what they mean).
 Reading is linear in the text.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from mae.action_text import parse_action_text
+from mae.actions.reading import parse_action_text
 from mae.agents import parsing
 from mae.errors import ActionError
 

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from mae.errors import ConfigError
 from mae.llm.coordinates import family_convention
 from mae.llm.providers import PRESETS
+from mae.llm.weights import local_dir_for, presence, resolve
 from mae.serving.catalog import CatalogEntry, CatalogError, version_tuple
 from mae.serving.health import (
     HealthReport,
@@ -35,7 +36,6 @@ from mae.serving.health import (
     log_tail,
     wait_for_model,
 )
-from mae.serving.weights import local_dir_for, presence, resolve
 
 __all__ = [
     "GpuInfo",

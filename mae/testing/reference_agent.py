@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from mae.action_text import parse_action_text
-from mae.actions import ActionCall
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import ActionCall
 from mae.llm.coordinates import RELATIVE_SCALE, CoordinateMapper
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from PIL import Image
 
-from mae.actions import make_atomic
+from mae.actions.registry import make_atomic
 from mae.device import VIRTUAL, open_device
 from mae.device.base import Device
 from mae.device.lock import DeviceLock, device_busy

@@ -41,7 +41,7 @@ from mae.eval.report import judged, pct, write_reports
 from mae.eval.runner import EvalOptions, EvalRunner, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
 from mae.eval.workers import ParallelEvalRunner, WorkerBoard
-from mae.runtime import build_runtime
+from mae.run.runtime import build_runtime
 from mae.ui import space
 from mae.ui.forms import backbone_choices, missing_keys
 from mae.ui.runner import Backend

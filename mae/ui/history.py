@@ -1,6 +1,6 @@
 """The History tab's logic: past runs in the trajectory directory, replay by step, zip and GIF export.
 
-Reads the layout written by ``mae.trajectory`` (``steps.jsonl``, ``summary.json``,
+Reads the layout written by ``mae.run.trajectory`` (``steps.jsonl``, ``summary.json``,
 ``step_NNN_before.*`` annotated screens, ``step_NNN_after*.*`` settled screens).
 """
 
@@ -17,8 +17,9 @@ from typing import Any
 
 from PIL import Image
 
-from mae.results import counted, exit_text
+from mae.run.results import exit_text
 from mae.ui.views import StageRecord, StepRecord, as_dict, step_html
+from mae.wording import counted
 
 _FRAME = re.compile(r"^step_(\d{3,})_(before|after)(?:_(\d+))?\.(jpg|jpeg|png)$")
 ROLE_STAGES = {

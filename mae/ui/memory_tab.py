@@ -24,8 +24,8 @@ from mae.memory.shortcuts import (
     dump_shortcuts,
     shortcut_entries,
 )
-from mae.results import counted
 from mae.ui.text import readable
+from mae.wording import counted
 
 SHORTCUT_COLUMNS = ["name", "arguments", "status", "calls", "successes", "failures", "streak", "description"]
 HISTORY_COLUMNS = ["version", "time", "author", "summary", "changes"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from mae.loop import PerceptorLike
+from mae.run.loop import PerceptorLike
 from mae.ui.devices import display_image, screen_signature
 from mae.ui.live import LiveRun
 from mae.ui.views import Box, draw_boxes

@@ -18,18 +18,18 @@ from typing import Any
 
 from PIL import Image
 
-from mae.actions import ActionCall
+from mae.actions.registry import ActionCall
+from mae.actions.safety import DEFAULT_RULES, SafetyPolicy
 from mae.config import Settings
 from mae.device.base import Device
 from mae.errors import ConfigError, DeviceBusyError, DeviceError
-from mae.events import Event
-from mae.loop import MAX_TASK_CHARS, PerceptorLike
 from mae.memory.longterm import MemoryStore, UsagePolicy, policy_from
 from mae.perception.a11y import TreeSource
 from mae.perception.elements import Perception
 from mae.public_mode import is_public
-from mae.runtime import build_perceptor, build_runtime
-from mae.safety import DEFAULT_RULES, SafetyPolicy
+from mae.run.events import Event
+from mae.run.loop import MAX_TASK_CHARS, PerceptorLike
+from mae.run.runtime import build_perceptor, build_runtime
 from mae.ui.devices import DevicePool, fresh_start
 from mae.ui.forms import RunForm, settings_from_form
 from mae.ui.live import RunRegistry, idle_stop_seconds
@@ -180,12 +180,13 @@ class Backend:
         )
 
     def run_job(self, job: RunJob, hooks: RunHooks) -> Any:
-        """Run ``job`` to its end with the long-term memory (``mae.evolution``); the ``TaskResult``.
+        """Run ``job`` to its end with the long-term memory (``mae.run.evolution``); the ``TaskResult``.
 
         After the loop's ``run_finished`` the Experience Reflectors run when self-evolution is on; they
         are reported as an ``experience`` stage so the page shows the memory being updated.
         """
-        from mae.evolution import MemorySession, runtime_runner
+        from mae.run.evolution import MemorySession, runtime_runner
+        from mae.run.loop import RunControls, RunRequest
 
         settings = job.settings
         # Icon captions call a model with this run's API keys: such a Perceptor is never shared.
@@ -206,19 +207,21 @@ class Backend:
             runtime.client,
             perceptor,
             settings,
-            listener=hooks.listener,
-            stop_event=hooks.stop_event,
-            approver=approve,
-            safety=job.safety,
-            backbone=runtime.backbone,
+            RunControls(
+                listener=hooks.listener,
+                stop_event=hooks.stop_event,
+                approver=approve,
+                safety=job.safety,
+                backbone=runtime.backbone,
+            ),
         )
         if settings.loop.agent != "e":  # the baselines neither read nor change the long-term memory
-            return runner(job.task, "", {}, None)
+            return runner(RunRequest(job.task))
         memory = MemorySession(settings, runtime.client, evolve=settings.evolution.evolve)
         prepared = memory.prepare(job.task)
         for note in prepared.notes:  # withheld Shortcuts, retrieval, unreadable memory versions
             hooks.listener(Event("warning", data={"message": f"memory: {note}"}))
-        result = runner(job.task, prepared.tips, prepared.shortcuts, prepared.guard)
+        result = runner(prepared.request(job.task))
         if not memory.evolve:
             return result
         step = result.totals.steps

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mae.events import Event, EventListener
+from mae.run.events import Event, EventListener
 from mae.ui.text import readable
 
 DEFAULT_APPROVAL_TIMEOUT_S = 300.0

@@ -1,6 +1,6 @@
 """Pure functions from run events to what the demo shows: timeline HTML, status line, progress.
 
-``RunView`` folds the loop's ``Event`` stream (``mae.events``) into per-step records; the render
+``RunView`` folds the loop's ``Event`` stream (``mae.run.events``) into per-step records; the render
 functions turn a ``RunView`` into HTML/Markdown strings. Nothing here touches Gradio; the same step
 cards render a live run and a replay (``mae.ui.history`` builds them from a trajectory).
 """
@@ -14,9 +14,10 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from mae.events import Event
-from mae.results import counted, exit_text
+from mae.run.events import Event
+from mae.run.results import exit_text
 from mae.ui.text import md_text, readable
+from mae.wording import counted
 
 Box = tuple[str, tuple[int, int, int, int]]
 """One Perceptor element as drawn: ``(kind, (x1, y1, x2, y2))``."""

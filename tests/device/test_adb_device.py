@@ -10,8 +10,8 @@ import pytest
 from adb_replay import SERIAL, FakeClock, Replay, fixture, png_bytes, usb_phone
 from PIL import Image
 
-from mae.action_text import parse_action_text
-from mae.actions import resolve_call, run_steps
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import resolve_call, run_steps
 from mae.device import adb_exec
 from mae.device.adb import AdbDevice, best_label
 from mae.device.adb_apps import build_app_list, find_app, parse_launcher_activities

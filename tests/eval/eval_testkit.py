@@ -7,9 +7,10 @@ from typing import Any
 from PIL import Image
 
 from mae.device.virtual import VirtualPhone
+from mae.errors import ExitReason
 from mae.eval.records import ActionEntry, TaskRecord, task_key
 from mae.perception.elements import Perception
-from mae.results import ExitReason, RunTotals
+from mae.run.results import RunTotals
 
 
 def record(

@@ -21,7 +21,7 @@ from mae.errors import ConfigError
 from mae.eval.marks import JudgeMarks, judged_records, save_marks
 from mae.eval.records import read_results
 from mae.eval.virtual_suite import VirtualTask, load_task_suite
-from mae.runtime import Runtime, build_runtime
+from mae.run.runtime import Runtime, build_runtime
 from mae.testing.fake_model_server import FakeModelServer, FakeReply
 from mae.testing.reference_agent import ReferenceAgent
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from eval_testkit import record
 
+from mae.errors import ExitReason
 from mae.eval.marks import JudgeMarks, apply_marks, curve_from_steps
 from mae.eval.metrics import (
     confidence_interval,
@@ -16,7 +17,6 @@ from mae.eval.metrics import (
     regression_line,
     summarize,
 )
-from mae.results import ExitReason
 
 PAPER_EXITS = {
     ExitReason.MAX_STEPS,

@@ -26,7 +26,7 @@ from mae.eval.runner import EvalOptions, pending_episodes, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
 from mae.eval.virtual_suite import load_task_suite
 from mae.eval.workers import ParallelEvalRunner, RequestGate, WorkerBoard, phone_specs
-from mae.runtime import Runtime, build_runtime
+from mae.run.runtime import Runtime, build_runtime
 from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 from mae.testing.reference_agent import ReferenceAgent
 from mae.testing.truth_perceptor import TruthPerceptor

@@ -12,10 +12,10 @@ from loop_scripting import GroundTruthPerceptor, make_client
 import mae.cli.run_cmd as run_cmd
 from mae.config import LoopSettings, Settings
 from mae.device.virtual import VirtualPhone
-from mae.events import Event
-from mae.loop import run_task
-from mae.results import TaskResult
-from mae.runtime import Runtime, build_runtime
+from mae.run.events import Event
+from mae.run.loop import run_task
+from mae.run.results import TaskResult
+from mae.run.runtime import Runtime, build_runtime
 from mae.testing.fake_model_server import FakeModelServer
 
 

@@ -12,8 +12,8 @@ from mae.agents.parsing import ReplyProblem
 from mae.agents.v1 import screen_changed
 from mae.agents.v1_actions import find_icon, find_text, parse_v1_action
 from mae.device.virtual import VirtualPhone
+from mae.errors import ExitReason
 from mae.perception.elements import Element, Perception
-from mae.results import ExitReason
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 TASK = "Find the price of the Ninja DZ201 air fryer on Amazon and write it in a new note in Notes."

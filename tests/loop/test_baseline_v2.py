@@ -10,7 +10,7 @@ from conftest import RunFn
 from loop_scripting import center_of
 
 from mae.device.virtual import VirtualPhone
-from mae.results import ExitReason
+from mae.errors import ExitReason
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 TASK = "Find the price of the Ninja DZ201 air fryer on Amazon and write it in a new note in Notes."
@@ -141,7 +141,7 @@ def test_v2_unusable_reflection_ends_the_run(
 def test_v2_trajectory_replays_with_its_own_agents(
     run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
 ) -> None:
-    from mae.trajectory import read_steps
+    from mae.run.trajectory import read_steps
     from mae.ui.history import steps_from_records
     from mae.ui.views import step_html
 

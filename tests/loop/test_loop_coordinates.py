@@ -19,7 +19,7 @@ from mae.device.virtual import VirtualPhone
 from mae.llm import ChatClient
 from mae.llm.coordinates import CONVENTIONS
 from mae.llm.images import smart_resize
-from mae.loop import run_task
+from mae.run.loop import run_task
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 SCREENS = [(1080, 2340), (1440, 3200), (720, 1600)]

@@ -9,10 +9,10 @@ from conftest import RunFn
 from loop_scripting import Script, Step, center_of, section, tap
 
 from mae.device.virtual import VirtualPhone
+from mae.errors import ExitReason
 from mae.llm import ChatClient, ModelProfile
-from mae.results import ExitReason
+from mae.run.trajectory import read_steps
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
-from mae.trajectory import read_steps
 
 TASK = "Find the price of the Ninja DZ201 air fryer on Amazon and write it in a new note in Notes."
 
@@ -123,7 +123,7 @@ def test_loop_shortcut_runs_atomic_steps_with_a_screen_after_each(
 def test_loop_shortcut_stops_at_the_failing_step(
     run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
 ) -> None:
-    from mae.actions import Shortcut, ShortcutStep
+    from mae.actions.registry import Shortcut, ShortcutStep
 
     two_apps = Shortcut(
         name="Open_Two",

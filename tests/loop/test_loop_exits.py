@@ -11,11 +11,11 @@ from typing import Any
 from conftest import RunFn
 from loop_scripting import GroundTruthPerceptor, Script, Step, manager_reply
 
-from mae.actions import ActionCall
+from mae.actions.registry import ActionCall
 from mae.device.virtual import VirtualPhone
-from mae.errors import DeviceBusyError, DeviceError
-from mae.events import Event
-from mae.results import EXIT_CODES, ExitReason
+from mae.errors import DeviceBusyError, DeviceError, ExitReason
+from mae.run.events import Event
+from mae.run.results import EXIT_CODES
 from mae.testing.fake_model_server import FakeModelServer, FakeReply
 
 SWIPE = {"name": "Swipe", "arguments": {"x1": 540, "y1": 1500, "x2": 540, "y2": 700}}

@@ -9,10 +9,10 @@ import pytest
 from conftest import RunFn
 from loop_scripting import Script, Step, notes_reply, operator_reply, reflector_reply
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.device.virtual import VirtualPhone
+from mae.errors import ExitReason
 from mae.perception.elements import Perception
-from mae.results import ExitReason
 from mae.testing.fake_model_server import FakeModelServer
 
 OPEN_NOTES = {"name": "Open_App", "arguments": {"app_name": "Notes"}}

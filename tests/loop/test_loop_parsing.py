@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mae.actions import INITIAL_SHORTCUTS
+from mae.actions.registry import INITIAL_SHORTCUTS
 from mae.agents import manager, notetaker, reflector
 from mae.agents.base import Screen
 from mae.agents.operator import validate_action

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from mae.actions import INITIAL_SHORTCUTS
+from mae.actions.registry import INITIAL_SHORTCUTS
 from mae.agents import manager, notetaker, operator
 from mae.agents.base import Screen
 from mae.llm import ChatClient, ModelProfile

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from mae.actions import ActionCall, make_atomic
-from mae.annotate import annotate
+from mae.actions.annotate import annotate
+from mae.actions.registry import ActionCall, make_atomic
+from mae.actions.safety import SafetyPolicy, SensitiveRule
 from mae.device.lock import DeviceLock, device_busy
 from mae.errors import DeviceBusyError
-from mae.safety import SafetyPolicy, SensitiveRule
 
 
 def check(policy: SafetyPolicy, name: str, arguments: dict[str, Any], description: str) -> str | None:

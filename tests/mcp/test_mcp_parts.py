@@ -10,10 +10,10 @@ from pydantic import BaseModel, ValidationError
 
 from mae.config import load_settings
 from mae.errors import ActionError, ConfigError, DeviceError
-from mae.events import Event
 from mae.mcp.jobs import Progress, RunJob, settings_for_run
 from mae.mcp.phones import Phones, image_space, mapper_for
 from mae.mcp.server import MaeTools, ServerOptions, build_server, friendly_validation, read_action
+from mae.run.events import Event
 
 
 def test_image_space_scales_the_long_side_and_maps_back() -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mae.errors import ExitReason
 from mae.llm import ChatClient, ModelProfile
 from mae.memory.working import ActionRecord, WorkingMemory
-from mae.results import ExitReason, TaskResult
+from mae.run.results import TaskResult
 from mae.testing.fake_model_server import FakeModelServer
 
 SEARCH_SHORTCUT: dict[str, Any] = {

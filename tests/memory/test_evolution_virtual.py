@@ -16,10 +16,10 @@ from mae.cli import main
 from mae.config import Settings
 from mae.device.virtual import VirtualPhone
 from mae.errors import ConfigError
-from mae.evolution import BetweenTasks, MemorySession, TaskSpec, load_tasks, run_task_list, runtime_runner
 from mae.memory.longterm import MemoryStore
 from mae.perception.elements import Perception
-from mae.runtime import Runtime, build_runtime
+from mae.run.evolution import BetweenTasks, MemorySession, TaskSpec, load_tasks, run_task_list, runtime_runner
+from mae.run.runtime import Runtime, build_runtime
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 TASKS = [

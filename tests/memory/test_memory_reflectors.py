@@ -17,10 +17,10 @@ from memory_testkit import (
 )
 
 from mae.agents.experience import reflect_on_task
+from mae.errors import ExitReason
 from mae.llm import Message, ModelProviderError
 from mae.memory.longterm import MemoryStore, UsagePolicy
 from mae.memory.tips import INITIAL_TIPS, split_tips
-from mae.results import ExitReason
 from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRequest
 
 TASK = "Search for ribeye steak on Walmart and note its price"

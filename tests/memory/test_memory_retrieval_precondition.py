@@ -8,7 +8,7 @@ from pathlib import Path
 from memory_testkit import SEARCH_SHORTCUT, make_client
 from PIL import Image
 
-from mae.actions import INITIAL_SHORTCUTS, Shortcut
+from mae.actions.registry import INITIAL_SHORTCUTS, Shortcut
 from mae.agents.precondition import PreconditionGuard, make_guard, screen_check
 from mae.agents.retrieval import RUN_TIPS, retrieve
 from mae.config import EvolutionSettings

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.cli import main
 from mae.errors import MemoryStoreError
 from mae.memory import snapshots

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mae.actions import INITIAL_SHORTCUTS
+from mae.actions.registry import INITIAL_SHORTCUTS
 from mae.errors import MemoryStoreError
 from mae.memory.atomic import DirectoryLock
 from mae.memory.longterm import MemoryState, MemoryStore, UsagePolicy, initial_state

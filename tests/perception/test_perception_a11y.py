@@ -297,7 +297,7 @@ def test_virtual_tree_leaves_out_the_keyboard() -> None:
 
 def test_virtual_run_sends_the_tree_to_the_perceptor(tmp_path: Path, fake_server: FakeModelServer) -> None:
     """The loop offers the device's tree to a Perceptor that accepts one (and fuses it)."""
-    from mae.loop import run_task
+    from mae.run.loop import run_task
 
     captured: list[str] = []
 

@@ -8,12 +8,19 @@ from PIL import Image, ImageDraw
 
 from mae.errors import ConfigError
 from mae.perception.elements import Element
-from mae.perception.geometry import clip_box, dedupe, iou, quad_to_box, reading_order, union_box
+from mae.perception.geometry import (
+    clip_box,
+    dedupe,
+    filter_detections,
+    iou,
+    quad_to_box,
+    reading_order,
+    union_box,
+)
 from mae.perception.icons import (
     ContourIconDetector,
     ContourSettings,
     drop_text_regions,
-    filter_detections,
     make_icon_detector,
 )
 

@@ -24,15 +24,19 @@ transformers = pytest.importorskip("transformers", reason="the local-model tests
 from mae.config import PerceptionSettings  # noqa: E402
 from mae.device.virtual import VirtualPhone  # noqa: E402
 from mae.errors import ConfigError  # noqa: E402
+from mae.llm.weights import WeightsError  # noqa: E402
 from mae.perception.captions import ICON_PROMPT, CaptionCache, crop_key, icon_tile  # noqa: E402
 from mae.perception.elements import Element  # noqa: E402
-from mae.perception.geometry import box_area, iou  # noqa: E402
+from mae.perception.geometry import (  # noqa: E402
+    box_area,
+    filter_detections,
+    iou,
+)
 from mae.perception.groundingdino import GroundingDinoDetector, boxes_to_elements, normalize_prompt  # noqa: E402
-from mae.perception.icons import filter_detections, make_icon_detector  # noqa: E402
+from mae.perception.icons import make_icon_detector  # noqa: E402
 from mae.perception.local_models import inference, pick_device, pick_dtype  # noqa: E402
 from mae.perception.perceptor import Perceptor, make_captioner  # noqa: E402
 from mae.perception.qwen_local import BATCH_SIZE, LocalQwenCaptioner, _greedy  # noqa: E402
-from mae.serving.weights import WeightsError  # noqa: E402
 from mae.testing.tiny_models import (  # noqa: E402
     DINO_QUERIES,
     build_tiny_groundingdino,

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from mae.actions import INITIAL_SHORTCUTS
+from mae.actions.registry import INITIAL_SHORTCUTS
 from mae.agents import experience, manager, notetaker, operator, precondition, reflector, retrieval
 from mae.agents.base import Screen
 from mae.agents.parsing import ReplyProblem, extract_sections, strip_fence

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from mae.actions import ActionCall, make_atomic
+from mae.actions.registry import ActionCall, make_atomic
+from mae.actions.safety import SafetyPolicy, description_target, element_at
 from mae.perception.elements import Element
-from mae.safety import SafetyPolicy, description_target, element_at
 
 TAP = ("Tap", {"x": 500, "y": 500})
 

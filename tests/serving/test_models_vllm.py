@@ -12,6 +12,7 @@ from fake_gpu_tools import free_port, install_fake_nvidia_smi, install_fake_vllm
 
 from mae.errors import ConfigError
 from mae.llm.coordinates import convention
+from mae.llm.weights import WeightsError
 from mae.serving.catalog import CatalogEntry, CatalogError, find, servable
 from mae.serving.health import ServerNotReadyError
 from mae.serving.vllm import (
@@ -23,7 +24,6 @@ from mae.serving.vllm import (
     mae_env_lines,
     preflight,
 )
-from mae.serving.weights import WeightsError
 
 
 def _flag(argv: list[str], name: str) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mae.serving.weights import (
+from mae.llm.weights import (
     WeightsError,
     download,
     in_hf_cache,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mae.errors import ConfigError
-from mae.events import Event
+from mae.run.events import Event
 from mae.ui.live import LiveRun, RunRegistry, idle_stop_seconds
 from mae.ui.session import RunController, RunHooks, error_message
 from mae.ui.text import readable

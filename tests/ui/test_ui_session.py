@@ -20,7 +20,7 @@ from ui_testkit import (
 from mae.device.lock import DeviceLock
 from mae.device.virtual import VirtualPhone
 from mae.errors import ConfigError, DeviceBusyError
-from mae.events import Event
+from mae.run.events import Event
 from mae.testing.fake_model_server import FakeModelServer
 from mae.ui.forms import RunForm
 from mae.ui.session import ApprovalGate, RunActiveError, RunController, RunHooks

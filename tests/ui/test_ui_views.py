@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from mae.events import Event
+from mae.run.events import Event
 from mae.ui.views import (
     Perceived,
     RunView,

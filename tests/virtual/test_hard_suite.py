@@ -59,7 +59,9 @@ def test_hard_suite_mirrors_mobile_eval_e() -> None:
 @pytest.mark.parametrize("task", HARD, ids=lambda t: t.id)
 def test_reference_reaches_full_score_with_realism(task: VirtualTask) -> None:
     compiled = task.compile_reference()
-    assert [a.text for a in compiled] == task.reference_actions, "run python -m mae.eval.reference --write"
+    assert [a.text for a in compiled] == task.reference_actions, (
+        "run python -m mae.eval.virtual_suite --write"
+    )
     phone = _run(task, task.reference_actions)
     result = task.grade(phone)
     assert result.score == 1.0, [r for r, ok in result.items if not ok]

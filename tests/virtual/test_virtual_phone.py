@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mae.action_text import parse_action_text
-from mae.actions import resolve_call, run_steps
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import resolve_call, run_steps
 from mae.device import open_device
 from mae.device.base import Device
 from mae.device.virtual import VirtualPhone

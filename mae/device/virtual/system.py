@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PIL import Image
 
 from mae.device.virtual import icons, theme
 from mae.device.virtual.canvas import Canvas
+from mae.device.virtual.content import AppSpec, Content
 
-if TYPE_CHECKING:
-    from mae.device.virtual.phone import VirtualPhone
+
+class SystemHost(Protocol):
+    """What the system UI needs of the phone it draws (``VirtualPhone`` is one)."""
+
+    content: Content
+    recents: list[str]
+    switcher_index: int
+
+    def spec(self, label: str) -> AppSpec: ...
+    def launch(self, label: str) -> None: ...
+    def search_from_home(self) -> None: ...
+    def nav_back(self) -> None: ...
+    def nav_home(self) -> None: ...
+    def nav_recents(self) -> None: ...
+    def clear_recents(self) -> None: ...
+
 
 GRID_TOP = 470.0
 GRID_ROW = 300.0
@@ -43,7 +58,7 @@ def status_bar(c: Canvas, clock: str, bg: str) -> None:
     c.layer(f"status:{clock}:{bg}", (0, 0, c.dw, theme.STATUS_H), build, bg)
 
 
-def nav_bar(c: Canvas, phone: VirtualPhone) -> None:
+def nav_bar(c: Canvas, phone: SystemHost) -> None:
     """Back, Home and Recent-apps buttons at the bottom."""
     top = c.dh - theme.NAV_H
 
@@ -71,7 +86,7 @@ def _gradient(c: Canvas, top: float, bottom: float) -> None:
         c.rect((0, top + step * height, c.dw, top + (step + 1) * height + 1), colour)
 
 
-def home(c: Canvas, phone: VirtualPhone) -> None:
+def home(c: Canvas, phone: SystemHost) -> None:
     """The launcher: date, a search bar, a grid of labelled app icons and a dock."""
     layout = phone.content.apps.home
     specs = {spec.label: spec for spec in phone.content.apps.apps}
@@ -106,11 +121,11 @@ def home(c: Canvas, phone: VirtualPhone) -> None:
     c.layer("home", (0, theme.STATUS_H, c.dw, c.dh - theme.NAV_H), build, theme.WALLPAPER_TOP)
 
 
-def _launcher(phone: VirtualPhone, label: str) -> Callable[[], None]:
+def _launcher(phone: SystemHost, label: str) -> Callable[[], None]:
     return lambda: phone.launch(label)
 
 
-def switcher(c: Canvas, phone: VirtualPhone, thumbnail: Callable[[str, int, int], Image.Image]) -> None:
+def switcher(c: Canvas, phone: SystemHost, thumbnail: Callable[[str, int, int], Image.Image]) -> None:
     """Recent apps as cards; the focused one in the middle, its neighbours peeking at the sides."""
     c.rect((0, 0, c.dw, c.dh), theme.SWITCHER_BG)
     recents = phone.recents

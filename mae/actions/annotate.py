@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from mae.actions import AtomicAction, OpenApp, Swipe, Tap, Type
+from mae.actions.registry import AtomicAction, OpenApp, Swipe, Tap, Type
 
 MARK = (230, 40, 60)
 BANNER_BG = (20, 20, 20, 200)

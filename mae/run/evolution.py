@@ -20,14 +20,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mae.actions import Shortcut
+from mae.actions.registry import Shortcut
 from mae.agents.base import AgentTurn, TurnListener
 from mae.agents.experience import ExperienceReport, reflect_on_task, withheld_shortcuts
-from mae.agents.operator import ShortcutGuard
 from mae.agents.precondition import PreconditionGuard, make_guard
 from mae.agents.retrieval import Retrieved, retrieve
 from mae.config import Settings
@@ -36,15 +35,16 @@ from mae.errors import ConfigError, DeviceError, MaeError
 from mae.llm.client import ChatClient
 from mae.memory.atomic import atomic_write_text
 from mae.memory.longterm import MemoryStore, initial_state, policy_from
-from mae.results import TaskResult
+from mae.run.loop import PerceptorLike, RunControls, RunRequest, run_task
+from mae.run.results import TaskResult
 
 log = logging.getLogger(__name__)
 
 Setting = Literal["evolution", "individual"]
 BetweenMode = Literal["reset", "command", "enter", "none"]
 Progress = Callable[[str], None]
-TaskRunner = Callable[[str, str, dict[str, Shortcut], "ShortcutGuard | None"], TaskResult]
-"""``(instruction, tips, shortcuts, shortcut_guard) -> TaskResult``: runs the loop for one task."""
+TaskRunner = Callable[[RunRequest], TaskResult]
+"""Runs the loop for one task with the memory it was prepared with."""
 
 
 class TaskSpec(BaseModel):
@@ -174,6 +174,10 @@ class Prepared:
     withheld: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
+    def request(self, instruction: str) -> RunRequest:
+        """The run of ``instruction`` with this memory and guard."""
+        return RunRequest(instruction, self.tips, self.shortcuts, self.guard)
+
 
 class MemorySession:
     """Connects one ``MemoryStore`` to runs: ``prepare`` before a task, ``finish`` after it.
@@ -277,19 +281,6 @@ class MemorySession:
         return report
 
 
-def run_with_memory(
-    instruction: str,
-    session: MemorySession,
-    runner: TaskRunner,
-    *,
-    future_tasks: Sequence[str] = (),
-) -> tuple[TaskResult, ExperienceReport | None]:
-    """Prepare the memory, run one task, then reflect on it (whatever its exit)."""
-    prepared = session.prepare(instruction)
-    result = runner(instruction, prepared.tips, prepared.shortcuts, prepared.guard)
-    return result, session.finish(result, prepared, future_tasks)
-
-
 class TaskOutcome(BaseModel):
     """One task of a list: how it ended and what it did to the memory."""
 
@@ -349,7 +340,7 @@ def run_task_list(
         try:
             prepared = session.prepare(task.instruction)
             outcome.memory_version_used = prepared.memory_version if session.use_store else None
-            result = runner(task.instruction, prepared.tips, prepared.shortcuts, prepared.guard)
+            result = runner(prepared.request(task.instruction))
             outcome.exit_reason = result.exit_reason.value
             outcome.finished = result.finished
             outcome.steps = result.totals.steps
@@ -360,7 +351,7 @@ def run_task_list(
             if remaining and not stopped and between is not None:
                 between(tasks[index + 1])
         except MaeError as exc:
-            outcome.error = f"{type(exc).__name__}: {exc}"
+            outcome.error = str(exc)
             log.error("task %s: %s", task.task_id, outcome.error)
             stopped = True
         finally:
@@ -388,27 +379,29 @@ def report_path_for(log_dir: Path, setting: str) -> Path:
 def runtime_runner(
     device: Device,
     client: ChatClient,
-    perceptor: Any,
+    perceptor: PerceptorLike,
     settings: Settings,
-    **run_kwargs: Any,
+    controls: RunControls | None = None,
 ) -> TaskRunner:
-    """A ``TaskRunner`` that calls ``run_task`` with these parts (``run_kwargs`` go to it as well)."""
-    from mae.loop import run_task
+    """A ``TaskRunner`` that calls ``run_task`` with these parts, and ``controls`` for every run."""
+    controls = controls or RunControls()
 
-    def run(
-        instruction: str, tips: str, shortcuts: dict[str, Shortcut], guard: ShortcutGuard | None
-    ) -> TaskResult:
+    def run(request: RunRequest) -> TaskResult:
         return run_task(
-            instruction,
+            request.instruction,
             device=device,
             client=client,
             perceptor=perceptor,
             settings=settings.loop,
-            tips=tips,
-            shortcuts=shortcuts,
-            shortcut_guard=guard,
+            tips=request.tips,
+            shortcuts=request.shortcuts,
+            shortcut_guard=request.shortcut_guard,
             log_dir=settings.log_dir,
-            **run_kwargs,
+            listener=controls.listener,
+            stop_event=controls.stop_event,
+            approver=controls.approver,
+            safety=controls.safety,
+            backbone=controls.backbone,
         )
 
     return run

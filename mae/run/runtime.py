@@ -15,7 +15,7 @@ from mae.device import open_device
 from mae.device.base import Device
 from mae.errors import ConfigError
 from mae.llm.client import ChatClient
-from mae.loop import PerceptorLike
+from mae.run.loop import PerceptorLike
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from mae.actions import ActionCall, AtomicAction, OpenApp, Tap, Type
+from mae.actions.registry import ActionCall, AtomicAction, OpenApp, Tap, Type
 from mae.perception.elements import Element
 from mae.perception.geometry import holds
 

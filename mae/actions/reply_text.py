@@ -1,7 +1,7 @@
 """Reading text a model wrote, below every agent: the reply problem, normalising a reply, and
 JSON and call arguments embedded in it, in linear time.
 
-The action layer (``mae.actions``, ``mae.action_text``) and the agents' reply reader
+The action layer (``mae.actions.registry``, ``mae.actions.reading``) and the agents' reply reader
 (``mae.agents.parsing``, which re-exports these names) both read with these helpers, so the action
 layer never imports from the agents above it.
 """

@@ -1,7 +1,7 @@
 """The action space: the paper's nine atomic operations and Shortcuts, validated, and run on a Device.
 
 One pydantic model per operation; ``ATOMIC_ACTIONS`` is the registry that yields both the prompt
-text (``describe_atomic_actions``) and the validation (``make_atomic``); ``mae.action_text`` reads an
+text (``describe_atomic_actions``) and the validation (``make_atomic``); ``mae.actions.reading`` reads an
 action from a model's reply. A ``Shortcut`` is data: a named sequence of atomic operations whose
 arguments map to the Shortcut's own arguments or to literals.
 """
@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from mae import reply_text
+from mae.actions import reply_text
 from mae.device.base import Device
 from mae.errors import ActionError
 
@@ -399,7 +399,7 @@ INITIAL_SHORTCUTS: dict[str, Shortcut] = {
 
 
 # --------------------------------------------------------------------------------------------------
-# An action as the model chose it (read from its reply by ``mae.action_text``)
+# An action as the model chose it (read from its reply by ``mae.actions.reading``)
 
 
 class ActionCall(BaseModel):

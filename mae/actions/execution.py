@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from mae.actions import AtomicAction
+from mae.actions.registry import AtomicAction
 from mae.device.base import Device
 from mae.errors import ActionError
 

@@ -19,27 +19,27 @@ from typing import Any, Protocol, TypeVar
 
 from PIL import Image
 
-from mae.actions import INITIAL_SHORTCUTS, REPEAT_EXEMPT, ActionCall, Shortcut, resolve_call
+from mae.actions.annotate import annotate
+from mae.actions.execution import ExecutionResult, execute
+from mae.actions.registry import INITIAL_SHORTCUTS, REPEAT_EXEMPT, ActionCall, Shortcut, resolve_call
+from mae.actions.safety import SafetyPolicy
 from mae.agents import operator
 from mae.agents.base import AgentResult, AgentTurn, Screen
 from mae.agents.choose import AgentName, EOptions, make_agent
 from mae.agents.operator import OperatorDecision, ShortcutGuard
 from mae.agents.strategy import AgentStrategy, Finish, Invalid, RunExit
-from mae.annotate import annotate
 from mae.config import LoopSettings
 from mae.device.base import Device
 from mae.device.lock import DeviceLock
-from mae.errors import DeviceError, MaeError
-from mae.events import Event, EventListener
-from mae.execution import ExecutionResult, execute
+from mae.errors import DeviceError, ExitReason, MaeError
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
 from mae.memory.working import ActionRecord, WorkingMemory
 from mae.perception.elements import Perception
-from mae.results import EXIT_CODES, ExitReason, RunTotals, TaskResult
-from mae.run_stats import RunStats
-from mae.safety import SafetyPolicy
-from mae.trajectory import ImageFormat, TrajectoryWriter, new_run_dir
+from mae.run.events import Event, EventListener
+from mae.run.results import EXIT_CODES, RunTotals, TaskResult
+from mae.run.stats import RunStats
+from mae.run.trajectory import ImageFormat, TrajectoryWriter, new_run_dir
 
 __all__ = [
     "EXIT_CODES",
@@ -451,6 +451,27 @@ class _Runner:
 
 MAX_TASK_CHARS = 4000
 """Longest task accepted (Mobile-Eval-E's longest is under 500 characters)."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One task to run and the long-term memory it runs with (what ``MemorySession.prepare`` gives)."""
+
+    instruction: str
+    tips: str = ""
+    shortcuts: Mapping[str, Shortcut] | None = None
+    shortcut_guard: ShortcutGuard | None = None
+
+
+@dataclass(frozen=True)
+class RunControls:
+    """How a caller watches and steers its runs: events, stopping, approval, the safety policy."""
+
+    listener: EventListener | None = None
+    stop_event: threading.Event | None = None
+    approver: Approver | None = None
+    safety: SafetyPolicy | None = None
+    backbone: str | None = None
 
 
 def run_task(

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from mae import reply_text
-from mae.actions import ATOMIC_ACTIONS, ActionCall, OpenApp, atomic_argument_names, make_atomic
+from mae.actions import reply_text
+from mae.actions.registry import ATOMIC_ACTIONS, ActionCall, OpenApp, atomic_argument_names, make_atomic
 from mae.errors import ActionError
 
 ACTION_ALIASES: dict[str, str] = {

@@ -6,9 +6,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from mae.errors import ExitReason
 from mae.llm.client import CallRecord, ChatClient
 from mae.memory.working import WorkingMemory
-from mae.results import ExitReason, RunTotals, StepTiming
+from mae.run.results import RunTotals, StepTiming
 
 
 def model_wall_seconds(records: Sequence[CallRecord]) -> float:

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from mae.errors import ExitReason
 from mae.memory.working import ActionRecord, ErrorRecord, WorkingMemory
-
-
-class ExitReason(str, Enum):
-    """Why a run ended. Only ``finished`` is a success; every other reason is a termination error."""
-
-    FINISHED = "finished"
-    MAX_STEPS = "max_steps"
-    CONSECUTIVE_ERRORS = "consecutive_errors"
-    REPEATED_ACTION = "repeated_action"
-    UNUSABLE_REPLY = "unusable_reply"
-    MODEL_ERROR = "model_error"
-    DEVICE_ERROR = "device_error"
-    STOPPED = "stopped"
-    REJECTED = "rejected"
-    ERROR = "error"
-
 
 EXIT_CODES: dict[ExitReason, int] = {
     ExitReason.FINISHED: 0,
@@ -114,8 +98,3 @@ class TaskResult(BaseModel):
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.exit_reason]
-
-
-def counted(number: int, noun: str) -> str:
-    """``1 step``, ``2 steps``."""
-    return f"{number} {noun}" + ("" if number == 1 else "s")
