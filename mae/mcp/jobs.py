@@ -8,6 +8,7 @@ stopped, or nobody answers within ``APPROVAL_WAIT_S``.
 from __future__ import annotations
 
 import itertools
+import logging
 import queue
 import threading
 import time
@@ -33,6 +34,9 @@ TEXT_LIMIT = 160
 def _short(text: Any, limit: int = TEXT_LIMIT) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -112,8 +116,13 @@ class RunJob:
             ended = Ended(result=self._run())
         except MaeError as exc:
             ended = Ended(result=None, error=str(exc))
-        except Exception as exc:  # an unforeseen failure still ends the job with a sentence
-            ended = Ended(result=None, error=f"the run failed unexpectedly ({type(exc).__name__}: {exc})")
+        except Exception:  # an unforeseen failure still ends the job with a sentence; the log has the rest
+            log.exception("MCP run %s failed unexpectedly", self.id)
+            ended = Ended(
+                result=None,
+                error="the run stopped on an unexpected problem; the MCP server's log has the details "
+                "(please report it with that log)",
+            )
         finally:
             self.ended = ended
             self.items.put(ended)

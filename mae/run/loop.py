@@ -202,7 +202,7 @@ class _Runner:
         except DeviceError as exc:
             reason, message = ExitReason.DEVICE_ERROR, str(exc)
         except MaeError as exc:
-            reason, message = ExitReason.ERROR, f"{type(exc).__name__}: {exc}"
+            reason, message = ExitReason.ERROR, str(exc)
         except KeyboardInterrupt:
             reason, message = ExitReason.STOPPED, "interrupted (Ctrl-C)"
         except BaseException as exc:

@@ -10,6 +10,7 @@ saved into the eval folder and the reports are recomputed with them.
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import threading
 import time
@@ -50,6 +51,9 @@ from mae.ui.task_picker import build_task_picker
 MAX_RUBRICS = 16
 MAX_UI_WORKERS = 8
 RESULT_COLUMNS = ["task run", "exit", "steps", "SS", "AA", "RA", "graded by"]
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -152,8 +156,12 @@ def start_eval(
                 write_reports(folder)
         except MaeError as exc:
             job.error = str(exc)
-        except Exception as exc:  # shown on the page as a sentence, never as a traceback
-            job.error = f"the eval stopped on an unexpected problem ({type(exc).__name__}: {exc})"
+        except Exception:  # shown on the page as a sentence, never as a traceback; the log has the rest
+            log.exception("the eval in %s stopped unexpectedly", folder)
+            job.error = (
+                "the eval stopped on an unexpected problem; the demo's log has the details "
+                "(please report it with that log). The finished tasks are kept in the eval folder."
+            )
         finally:
             for own in extra:
                 own.close()

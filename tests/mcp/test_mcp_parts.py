@@ -10,7 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from mae.config import load_settings
 from mae.errors import ActionError, ConfigError, DeviceError
-from mae.mcp.jobs import Progress, RunJob, settings_for_run
+from mae.mcp.jobs import Ended, Progress, RunJob, settings_for_run
 from mae.mcp.phones import Phones, image_space, mapper_for
 from mae.mcp.server import MaeTools, ServerOptions, build_server, friendly_validation, read_action
 from mae.run.events import Event
@@ -105,6 +105,25 @@ def test_progress_lines_per_stage_grow_through_the_run() -> None:
         "step 2: subgoal: Finished",
     ]
     assert [i.value for i in items] == [0.2, 0.5, 0.9, 1.2] and {i.total for i in items} == {40.0}
+
+
+def test_an_unexpected_failure_ends_the_job_with_a_sentence(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in a run reaches the MCP client as a sentence; the traceback goes to the server's log."""
+    job = RunJob("task", runtime=None, decide=lambda _a, _r: None, use_memory=False)  # type: ignore[arg-type]
+
+    def broken() -> None:
+        raise KeyError("steps")
+
+    monkeypatch.setattr(job, "_run", broken)
+    job.start()
+    job._thread.join(10)
+    assert isinstance(job.ended, Ended) and job.ended.result is None
+    error = job.ended.error or ""
+    assert "unexpected problem" in error and "log" in error
+    assert "KeyError" not in error and "steps" not in error
+    assert "KeyError" in caplog.text  # the log keeps what a bug report needs
 
 
 def test_a_run_takes_the_callers_agent_and_step_limit() -> None:

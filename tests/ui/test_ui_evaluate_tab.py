@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +11,11 @@ from ui_testkit import make_backend, settings_for
 
 from mae.device.virtual import VirtualPhone
 from mae.errors import MaeError
-from mae.ui.evaluate_tab import progress_markdown, start_eval
+from mae.eval.runner import EvalRunner
+from mae.ui.evaluate_tab import EvalJob, progress_markdown, start_eval
 
 
-def _start(tmp_path: Path, **changes: Any) -> None:
+def _start(tmp_path: Path, **changes: Any) -> EvalJob:
     backend = make_backend(settings_for(tmp_path, "http://127.0.0.1:9/v1"), VirtualPhone())
     choices: dict[str, Any] = {
         "setting": "individual",
@@ -26,7 +28,7 @@ def _start(tmp_path: Path, **changes: Any) -> None:
     }
     choices.update(changes)
     task_ids = choices.pop("task_ids", ["v_korean_late_night"])
-    start_eval(backend, task_ids, **choices)
+    return start_eval(backend, task_ids, **choices)
 
 
 def test_ui_evaluate_tab_refuses_what_cannot_run(tmp_path: Path) -> None:
@@ -66,3 +68,23 @@ def test_ui_evaluate_tab_progress_has_a_line_per_worker(tmp_path: Path) -> None:
     assert "Running** on 2 workers" in text
     assert "`w1 (virtual): v_korean_late_night#r0 step 3 · 0 done`" in text
     assert "`w2 (virtual): waiting · 0 done`" in text
+
+
+def test_ui_evaluate_tab_says_an_unexpected_failure_in_a_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug inside an eval reaches the page as a sentence; the traceback goes to the demo's log."""
+
+    def broken(self: EvalRunner) -> None:
+        raise KeyError("records")
+
+    monkeypatch.setattr(EvalRunner, "run", broken)
+    job = _start(tmp_path)
+    deadline = time.monotonic() + 30
+    while not job.done and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.done
+    error = job.error or ""
+    assert "unexpected problem" in error and "log" in error
+    assert "KeyError" not in error and "records" not in error
+    assert "KeyError" in caplog.text
