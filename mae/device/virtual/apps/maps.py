@@ -5,7 +5,7 @@ from __future__ import annotations
 from mae.device.virtual import icons, theme
 from mae.device.virtual.apps import mapdraw, widgets
 from mae.device.virtual.apps.base import App, Screen, TextField
-from mae.device.virtual.apps.paging import PagedList, paging_for
+from mae.device.virtual.apps.paging import PagedList, Paging, paging_for
 from mae.device.virtual.canvas import Canvas, ScrollView
 from mae.device.virtual.content import Place, fmt_count, match_score, tokens
 from mae.device.virtual.state import Route
@@ -73,6 +73,11 @@ class MapsApp(App):
                 scored.append((not sponsored, -score, place.distance_mi, index, place))
         return [item[4] for item in sorted(scored, key=lambda s: s[:4])]
 
+    @property
+    def paging(self) -> Paging:
+        """How result lists page on this phone (see ``MAPS_PAGING``)."""
+        return paging_for(self.host, self.label, MAPS_PAGING)
+
     def open_place(self, place_id: str) -> None:
         self.event("view_place", place_id)
         self.push(Screen("place", item=place_id))
@@ -139,9 +144,7 @@ class MapsApp(App):
 
     def screen_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         bar = self._search_bar(c, screen, top, back=True)
-        places = PagedList(
-            self.host, screen, paging_for(self.host, self.label, MAPS_PAGING), self.results(screen.item)
-        )
+        places = PagedList(self.host, screen, self.paging, self.results(screen.item))
         widgets.divider(c, bar - 2)
         with c.scroll_view(screen, bar, bottom) as view:
             y = 0.0

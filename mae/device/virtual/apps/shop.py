@@ -6,7 +6,7 @@ from __future__ import annotations
 from mae.device.virtual import icons, theme
 from mae.device.virtual.apps import widgets
 from mae.device.virtual.apps.base import App, Screen, TextField
-from mae.device.virtual.apps.paging import PagedList, paging_for
+from mae.device.virtual.apps.paging import PagedList, Paging, paging_for
 from mae.device.virtual.canvas import Canvas, ScrollView
 from mae.device.virtual.content import Product, Store, fmt_count, fmt_price, match_score
 from mae.device.virtual.state import CartItem
@@ -62,6 +62,11 @@ class ShopApp(App):
                 sponsored = product.realism == "sponsored"
                 scored.append((not sponsored, -score, index, product))
         return [s[3] for s in sorted(scored, key=lambda s: s[:3])]
+
+    @property
+    def paging(self) -> Paging:
+        """How result lists page on this phone (any of the styles)."""
+        return paging_for(self.host, self.label)
 
     def feed(self) -> list[Product]:
         """The home feed: ``FEED_SIZE`` of the store's featured products, drawn per seed with realism on.
@@ -186,7 +191,7 @@ class ShopApp(App):
 
     def screen_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         header = self._header(c, screen, top, back=True)
-        products = PagedList(self.host, screen, paging_for(self.host, self.label), self.results(screen.item))
+        products = PagedList(self.host, screen, self.paging, self.results(screen.item))
         with c.scroll_view(screen, header, bottom) as view:
             with view.row(0, 110):
                 noun = "result" if len(products.items) == 1 else "results"
