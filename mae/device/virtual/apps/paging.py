@@ -62,7 +62,8 @@ def paging_for(
     rng = settings.rng("paging", app)
     style = styles[rng.randrange(len(styles))]
     size = sizes[rng.randrange(len(sizes))]
-    return Paging(style, size, MORE_LABELS[rng.randrange(len(MORE_LABELS))], END_TEXTS[rng.randrange(3)])
+    more = MORE_LABELS[rng.randrange(len(MORE_LABELS))]
+    return Paging(style, size, more, END_TEXTS[rng.randrange(len(END_TEXTS))])
 
 
 class PagedList(Generic[T]):
