@@ -136,6 +136,18 @@ def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
                     "tap Gangnam BBQ House",
                 ],
             ),
+            # the task's seed lists Maps results five at a time under a "Show more results" button
+            Route(
+                "loads the rest of the list, then compares two places",
+                [
+                    *MAPS_KOREAN,
+                    "tap Show more results",
+                    "see maps:list_end:korean restaurants in champaign",
+                    "tap Han River Kitchen",
+                    "back",
+                    "tap Gangnam BBQ House",
+                ],
+            ),
             Route(
                 "stops at a place that closes at 10 PM",
                 [*MAPS_KOREAN, "tap Gangnam BBQ House", "back", "tap Seoul Garden"],
@@ -324,6 +336,23 @@ def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
                     acer,
                     "tap Add to cart",
                 ],
+            ),
+            # the task's seed pages Amazon's results four at a time ("Page 1 of 2", Next / Previous)
+            Route(
+                "pages to the end of the list and back, buys the Acer from page 1",
+                [
+                    *laptop[:4],
+                    "tap Next",
+                    "see amazon:list_end:laptop nvidia 16gb",
+                    "tap Previous",
+                    acer,
+                    "tap Add to cart",
+                ],
+            ),
+            Route(
+                "reads only the first page of results",
+                [*laptop[:4], "see amazon:price:dell-g15", acer, "tap Add to cart", "tap cart"],
+                {2},
             ),
             Route(
                 "buys the Dell over $1000",

@@ -4,7 +4,8 @@ A task's ``plan`` names what a person does in words the phone understands (``ope
 ``tap Search here``, ``type thai restaurants urbana``, ``enter``, ``see maps:review:thai-spice:3``).
 ``compile_plan`` runs the plan on a phone and writes down the atomic operations it took, coordinates
 included, plus whatever the phone's realism demanded on the way: closing pop-ups, waiting for a
-spinner, scrolling to a result further down, closing the keyboard to reach what it covers. Each
+spinner, scrolling to a result further down (loading more of a long list, or turning its pages),
+closing the keyboard to reach what it covers. Each
 operation carries why it was needed, so a policy can be derived from it (e.g. one that never
 dismisses pop-ups).
 
@@ -20,12 +21,14 @@ from typing import Literal
 
 from mae.actions.reading import parse_action_text
 from mae.actions.registry import resolve_call, run_steps
+from mae.device.virtual.apps.paging import LOADING_CAPTION, MORE_LABELS, NEXT, PREVIOUS
 from mae.device.virtual.phone import VirtualPhone
 from mae.device.virtual.realism import DISMISS_LABELS
 from mae.errors import MaeError
 
 Reason = Literal["plan", "dismiss", "wait", "scroll", "keyboard"]
 MAX_SCROLLS = 30
+MAX_PAGES = 20
 MAX_CLEARS = 12
 WAIT_S = 3
 NAV_LABELS = ("back button", "home button", "recent apps button")
@@ -98,21 +101,48 @@ class _Recorder:
         return "scrolled" in self.phone.log[-1].effect
 
     def reach(self, check: Callable[[], bool], what: str) -> None:
-        """Close the keyboard or scroll until ``check()`` is true."""
+        """Close the keyboard, scroll (loading more of a long list) or turn its pages until ``check()``."""
         if check():
             return
         if self.phone.keyboard_active():
             self.do("Back()", "keyboard")
             if check():
                 return
-        for down in (True, False):
-            for _ in range(MAX_SCROLLS):
-                if not self.scroll("scroll", down=down):
+        if self._sweep(check, down=True) or self._sweep(check, down=False):
+            return
+        for label in (NEXT, PREVIOUS):
+            for _ in range(MAX_PAGES):
+                if not self._turn(label):
                     break
-                self.clear()
-                if check():
+                if check() or self._sweep(check, down=True):
                     return
         raise PlanError(f"could not find {what!r} on {self.phone.screen_name}")
+
+    def _sweep(self, check: Callable[[], bool], down: bool) -> bool:
+        """Scroll one way until ``check()``; going down, wait out a list's loading row and ask for more."""
+        for _ in range(MAX_SCROLLS):
+            loading = any(e.kind == "icon" and e.text == LOADING_CAPTION for e in self.phone.ground_truth())
+            if not self.scroll("scroll", down=down):
+                more = next((box for label in MORE_LABELS if (box := self._find(label))), None)
+                if not down or not (loading or more):
+                    return False
+                if more is not None and not loading:
+                    self.do(self._tap_text(more), "scroll")
+            self.clear()
+            if check():
+                return True
+        return False
+
+    def _turn(self, label: str) -> bool:
+        """Tap a list's ``Next`` / ``Previous`` page control (scrolling down to it); False without one."""
+        if self._find(label) is None:
+            self._sweep(lambda: self._find(label) is not None, down=True)
+        box = self._find(label)
+        if box is None:
+            return False
+        self.do(self._tap_text(box), "scroll")
+        self.clear()
+        return True
 
     # ---------------------------------------------------------------- plan steps
     def step(self, step: str) -> None:

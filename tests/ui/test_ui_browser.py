@@ -694,3 +694,47 @@ def test_at_1280x720_the_manual_answer_is_in_view_and_role_pickers_read_whole(
         shot(page, "manual-answer-1280x720")
     finally:
         context.close()
+
+
+def test_the_phone_view_shows_a_paged_list_and_turns_its_page(page: object, demo_server: DemoServer) -> None:
+    """A shop's result list with realism on comes in pages: the demo shows the pager, and a click on
+    Next in the phone view turns the page. Screenshot: ``artifacts/ui/paged-list.png``."""
+    from playwright.sync_api import expect
+
+    from mae.device.virtual.apps.paging import NEXT, paging_for
+    from mae.device.virtual.realism import Realism
+
+    def realism(seed: int) -> Realism:
+        return Realism(
+            enabled=True, seed=seed, popups=False, loading=False, slow_open=False, sign_in_nag=False
+        )
+
+    seed = next(
+        s
+        for s in range(100)
+        if paging_for(VirtualPhone(realism_settings=realism(s)), "Amazon").style == "pages"
+    )
+    phone = demo_server.phone
+    phone.set_realism(realism(seed))
+    try:
+        phone.open_app("Amazon")
+        x, y = next(e.center for e in phone.ground_truth() if e.text == "Search Amazon")
+        phone.tap(x, y)
+        phone.type_text("laptop")
+        phone.enter()
+        while NEXT not in [label for label, _ in phone.tap_targets()]:
+            phone.swipe(540, 1800, 540, 700)
+        left, top, right, bottom = next(box for label, box in phone.tap_targets() if label == NEXT)
+        image = page.locator("#mae-phone img")
+        before = image.screenshot()  # type: ignore[attr-defined]
+        scale = image.bounding_box()["width"] / 1080  # type: ignore[attr-defined]
+        image.click(position={"x": (left + right) / 2 * scale, "y": (top + bottom) / 2 * scale})  # type: ignore[attr-defined]
+        expect(page.locator("#mae-manual-status")).to_contain_text("Tap(", timeout=TIMEOUT_MS)
+        wait_until_changed(page, "#mae-phone img", before)
+        shown = [e.text for e in phone.ground_truth()]
+        counts = [t for t in shown if re.fullmatch(r"\d+-\d+ of \d+ results", t)]
+        assert counts and not counts[0].startswith("1-")  # the second page, not the first
+        assert "Previous" in shown
+        shot(page, "paged-list")
+    finally:
+        phone.set_realism(Realism())

@@ -110,10 +110,16 @@ class _Bucket:
 class ScrollView:
     """Handle of an open scroll view: rows are laid out from y = 0 in content coordinates."""
 
-    def __init__(self, canvas: Canvas, width: float) -> None:
+    def __init__(self, canvas: Canvas, width: float, offset: float = 0.0, viewport: float = 0.0) -> None:
         self.canvas = canvas
         self.width = width
         self.bottom = 0.0
+        self.offset = offset
+        self.viewport = viewport
+
+    def shows(self, y: float, height: float) -> bool:
+        """Whether a row at ``y`` of ``height`` is wholly on screen (drawn) at the current scroll."""
+        return self.offset <= y and y + height <= self.offset + self.viewport
 
     @contextmanager
     def row(self, y: float, height: float, left: float = 0.0, right: float | None = None) -> Iterator[None]:
@@ -312,7 +318,7 @@ class Canvas:
         saved = self._dy, self._clip
         self._dy = saved[0] + top - owner.scroll
         self._clip = (saved[0] + top, saved[0] + bottom)
-        view = ScrollView(self, self.dw)
+        view = ScrollView(self, self.dw, owner.scroll, bottom - top)
         try:
             yield view
         finally:

@@ -60,6 +60,7 @@ class Host(Protocol):
     carts: dict[str, list[CartItem]]
     route: Route | None
     realism: RealismRuntime
+    clock_s: float
 
     def event(self, app: str, kind: str, value: str) -> None: ...
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 from mae.device.virtual import icons, theme
 from mae.device.virtual.apps import widgets
 from mae.device.virtual.apps.base import App, Screen, TextField
+from mae.device.virtual.apps.paging import PagedList, Paging, paging_for
 from mae.device.virtual.canvas import Canvas, ScrollView
 from mae.device.virtual.content import Paper, WebPage, fmt_count, match_score
 
 BAR_H = 170.0
+SCHOLAR_PAGING = ("pages", "load_more")
+"""Scholar's lists come in numbered pages (or a "more" button); its label keys them apart from the web's."""
 TILES = (("Scholar", "scholar", "globe"), ("News", "web:news", "bell"), ("Weather", "web:weather", "clock"))
 
 
@@ -103,6 +106,12 @@ class BrowserApp(App):
     def citing(self, paper_id: str) -> list[Paper]:
         return [p for p in self.host.content.browser.scholar if paper_id in p.cites]
 
+    def paging(self, site: str) -> Paging:
+        """How the lists of ``site`` (``web`` or ``scholar``) page on this phone."""
+        if site == "scholar":
+            return paging_for(self.host, f"{self.label} Scholar", SCHOLAR_PAGING)
+        return paging_for(self.host, self.label)
+
     # ---------------------------------------------------------------- pieces
     def _address_bar(self, c: Canvas, screen: Screen, top: float) -> float:
         c.rect((0, top, c.dw, top + BAR_H), theme.SURFACE)
@@ -179,15 +188,15 @@ class BrowserApp(App):
 
     def screen_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         bar = self._address_bar(c, screen, top)
-        pages = self.web_results(screen.item)
+        pages = PagedList(self.host, screen, self.paging("web"), self.web_results(screen.item))
         with c.scroll_view(screen, bar, bottom) as view:
             with view.row(0, 130):
                 self._logo(c, 160, 65, self.engine, theme.TITLE)
             y = 130.0
-            if not pages:
+            if not pages.items:
                 with view.row(y, 120):
                     c.text(48, y + 60, f"No results for {screen.item}", size=theme.BODY, anchor="lm")
-            for page in pages:
+            for page in pages.shown:
                 link = page.opens or f"web:{page.id}"
                 with view.row(y, 60):
                     url = f"Sponsored - {page.url}" if page.realism == "sponsored" else page.url
@@ -201,6 +210,7 @@ class BrowserApp(App):
                 with view.row(y, 40):
                     widgets.divider(c, y + 20)
                 y += 50
+            y = pages.footer(c, view, y, f"web:list_end:{screen.item}")
             view.end(y)
 
     def screen_page(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
@@ -241,38 +251,45 @@ class BrowserApp(App):
     def screen_scholar_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         bar = self._address_bar(c, screen, top)
         widgets.text_field(c, self.host, screen.fields["q"], (48, bar + 20, c.dw - 48, bar + 140))
-        papers = self.scholar_results(screen.item)
+        papers = PagedList(self.host, screen, self.paging("scholar"), self.scholar_results(screen.item))
         with c.scroll_view(screen, bar + 160, bottom) as view:
             y = 10.0
-            if not papers:
+            if not papers.items:
                 with view.row(y, 120):
                     c.text(48, y + 60, "Your search did not match any articles", size=theme.BODY, anchor="lm")
-            for paper in papers:
+            for paper in papers.shown:
                 y = self._paper_row(c, view, y, paper)
-            if papers:
-                y = widgets.list_end(c, view, y, f"scholar:list_end:{screen.item}")
+            y = papers.footer(c, view, y, f"scholar:list_end:{screen.item}")
             view.end(y)
 
     def screen_citations(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         bar = self._address_bar(c, screen, top)
         cited = self.paper(screen.item)
-        papers = self.citing(cited.id)
+        papers = PagedList(self.host, screen, self.paging("scholar"), self.citing(cited.id))
+        total = fmt_count(cited.citations)
         with c.scroll_view(screen, bar, bottom) as view:
             with view.row(0, 100):
-                c.text(
-                    48, 50, f"Cited by {fmt_count(cited.citations)}", size=theme.LARGE, bold=True, anchor="lm"
-                )
+                c.text(48, 50, f"Cited by {total}", size=theme.LARGE, bold=True, anchor="lm")
+                if papers.items:
+                    # the count is every citing article: say at once that only the most relevant are listed
+                    start, stop = papers.span
+                    count = len(papers.items)
+                    what = f"{start + 1}-{stop} of {count}" if (start, stop) != (0, count) else str(count)
+                    showing = f"Showing {what} most relevant"
+                    c.text(c.dw - 48, 50, showing, size=theme.SMALL, color=theme.TEXT_2, anchor="rm")
             y = 100.0
             for line in c.wrap(f"Articles citing: {cited.title}", theme.BODY, c.dw - 96):
                 with view.row(y, 60):
                     c.text(48, y + 30, line, size=theme.BODY, color=theme.TEXT_2, anchor="lm")
                 y += 60
             y += 30
-            for paper in papers:
+            for paper in papers.shown:
                 y = self._paper_row(c, view, y, paper)
-            shown = f"{len(papers)} most relevant of {fmt_count(cited.citations)}" if papers else "No"
+            shown = f"{len(papers.items)} most relevant of {total}" if papers.items else "No"
             end = f"{shown} citing articles shown"
-            y = widgets.list_end(c, view, y, f"scholar:list_end:citations:{cited.id}", end)
+            if not papers.items:
+                y = widgets.list_end(c, view, y, f"scholar:list_end:citations:{cited.id}", end)
+            y = papers.footer(c, view, y, f"scholar:list_end:citations:{cited.id}", end)
             view.end(y)
 
     def screen_paper(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:

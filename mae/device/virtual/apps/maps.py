@@ -5,11 +5,14 @@ from __future__ import annotations
 from mae.device.virtual import icons, theme
 from mae.device.virtual.apps import mapdraw, widgets
 from mae.device.virtual.apps.base import App, Screen, TextField
+from mae.device.virtual.apps.paging import PagedList, Paging, paging_for
 from mae.device.virtual.canvas import Canvas, ScrollView
 from mae.device.virtual.content import Place, fmt_count, match_score, tokens
 from mae.device.virtual.state import Route
 
 CHIPS = ("Restaurants", "Coffee", "Hotels", "Bakeries")
+MAPS_PAGING = ("infinite", "load_more")
+"""A maps app's result list grows as it is scrolled or asked for more; it has no numbered pages."""
 RESULT_H = 410.0
 STAR_GAP = 70.0
 """Space around rating stars, wide enough that OCR does not read the stars as part of the numbers."""
@@ -69,6 +72,11 @@ class MapsApp(App):
                 sponsored = place.realism == "sponsored"
                 scored.append((not sponsored, -score, place.distance_mi, index, place))
         return [item[4] for item in sorted(scored, key=lambda s: s[:4])]
+
+    @property
+    def paging(self) -> Paging:
+        """How result lists page on this phone (see ``MAPS_PAGING``)."""
+        return paging_for(self.host, self.label, MAPS_PAGING)
 
     def open_place(self, place_id: str) -> None:
         self.event("view_place", place_id)
@@ -136,14 +144,14 @@ class MapsApp(App):
 
     def screen_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         bar = self._search_bar(c, screen, top, back=True)
-        places = self.results(screen.item)
+        places = PagedList(self.host, screen, self.paging, self.results(screen.item))
         widgets.divider(c, bar - 2)
         with c.scroll_view(screen, bar, bottom) as view:
             y = 0.0
-            if not places:
+            if not places.items:
                 with view.row(y, 200):
                     c.text(60, y + 100, f'No results for "{screen.item}"', size=theme.BODY, anchor="lm")
-            for place in places:
+            for place in places.shown:
                 with view.row(y, RESULT_H):
                     c.tap((0, y, c.dw, y + RESULT_H), lambda p=place.id: self.open_place(p), place.name)  # type: ignore[misc]
                     c.text(48, y + 40, place.name, size=theme.LARGE, bold=True)
@@ -167,8 +175,7 @@ class MapsApp(App):
                     widgets.divider(c, y + RESULT_H - 2)
                     c.mark_seen(f"maps:result:{place.id}")
                 y += RESULT_H
-            if places:
-                y = widgets.list_end(c, view, y, f"maps:list_end:{screen.item}")
+            y = places.footer(c, view, y, f"maps:list_end:{screen.item}")
             view.end(y)
 
     # ---------------------------------------------------------------- place page

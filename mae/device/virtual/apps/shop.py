@@ -6,12 +6,14 @@ from __future__ import annotations
 from mae.device.virtual import icons, theme
 from mae.device.virtual.apps import widgets
 from mae.device.virtual.apps.base import App, Screen, TextField
+from mae.device.virtual.apps.paging import PagedList, Paging, paging_for
 from mae.device.virtual.canvas import Canvas, ScrollView
 from mae.device.virtual.content import Product, Store, fmt_count, fmt_price, match_score
 from mae.device.virtual.state import CartItem
 
 ROW_H = 420.0
 STAR_GAP = 70.0
+FEED_SIZE = 4
 
 
 class ShopApp(App):
@@ -60,6 +62,22 @@ class ShopApp(App):
                 sponsored = product.realism == "sponsored"
                 scored.append((not sponsored, -score, index, product))
         return [s[3] for s in sorted(scored, key=lambda s: s[:3])]
+
+    @property
+    def paging(self) -> Paging:
+        """How result lists page on this phone (any of the styles)."""
+        return paging_for(self.host, self.label)
+
+    def feed(self) -> list[Product]:
+        """The home feed: ``FEED_SIZE`` of the store's featured products, drawn per seed with realism on.
+
+        The featured products are everyday items, not the ones tasks ask about: finding those takes a
+        search, as in a real shop whose home feed shows what it promotes today."""
+        featured = [self.product(pid) for pid in self.store.featured]
+        settings = self.host.realism.settings
+        if settings.enabled:
+            featured = settings.rng("feed", self.store.id).sample(featured, len(featured))
+        return featured[:FEED_SIZE]
 
     def open_product(self, product_id: str) -> None:
         self.event("view_product", product_id)
@@ -162,7 +180,7 @@ class ShopApp(App):
     # ---------------------------------------------------------------- screens
     def screen_home(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         header = self._header(c, screen, top, back=False)
-        featured = [self.product(pid) for pid in self.store.featured]
+        featured = self.feed()
         with c.scroll_view(screen, header, bottom) as view:
             with view.row(0, 130):
                 c.text(48, 75, "Deals for you", size=theme.LARGE, bold=True, anchor="lm")
@@ -173,16 +191,16 @@ class ShopApp(App):
 
     def screen_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         header = self._header(c, screen, top, back=True)
-        products = self.results(screen.item)
+        products = PagedList(self.host, screen, self.paging, self.results(screen.item))
         with c.scroll_view(screen, header, bottom) as view:
             with view.row(0, 110):
-                noun = "result" if len(products) == 1 else "results"
-                c.text(48, 60, f"{len(products)} {noun}", size=theme.BODY, color=theme.TEXT_2, anchor="lm")
+                noun = "result" if len(products.items) == 1 else "results"
+                counted = products.range_text(noun)
+                c.text(48, 60, counted, size=theme.BODY, color=theme.TEXT_2, anchor="lm")
             y = 110.0
-            for product in products:
+            for product in products.shown:
                 y = self._row(c, view, y, product)
-            if products:
-                y = widgets.list_end(c, view, y, f"{self.store.id}:list_end:{screen.item}")
+            y = products.footer(c, view, y, f"{self.store.id}:list_end:{screen.item}")
             view.end(y)
 
     def screen_product(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:

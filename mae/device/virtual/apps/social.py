@@ -5,10 +5,12 @@ from __future__ import annotations
 from mae.device.virtual import icons, theme
 from mae.device.virtual.apps import widgets
 from mae.device.virtual.apps.base import App, Screen, TextField
+from mae.device.virtual.apps.paging import PagedList, Paging, paging_for
 from mae.device.virtual.canvas import Canvas, ScrollView
 from mae.device.virtual.content import Post, fmt_short, match_score
 
 TAB_H = 150.0
+FEED_END = "You're all caught up"
 TABS = (
     ("home", "home", "search"),
     ("explore", "search", "search"),
@@ -55,6 +57,11 @@ class SocialApp(App):
     def open_post(self, post_id: str) -> None:
         self.event("view_post", post_id)
         self.push(Screen("post", item=post_id))
+
+    @property
+    def paging(self) -> Paging:
+        """A social feed loads more as it is scrolled (posts are tall: a few at a time)."""
+        return paging_for(self.host, self.label, ("infinite",), (3, 4))
 
     def matching(self, query: str) -> list[Post]:
         scored = []
@@ -128,11 +135,13 @@ class SocialApp(App):
                 c.rect((cx - 90, top + 248, cx + 90, top + 258), theme.ACCENT, radius=4)
         widgets.divider(c, top + 258)
         tabs = self._tabs(c, bottom)
-        posts = [p for p in self.host.content.social.posts if p.feed]
+        feed = [p for p in self.host.content.social.posts if p.feed]
+        posts = PagedList(self.host, screen, self.paging, feed)
         with c.scroll_view(screen, top + 260, tabs) as view:
             y = 0.0
-            for post in posts:
+            for post in posts.shown:
                 y = self._post_row(c, view, y, post)
+            y = posts.footer(c, view, y, "x:list_end:feed", FEED_END)
             view.end(y)
 
     def screen_explore(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
@@ -177,14 +186,15 @@ class SocialApp(App):
         c.rect((c.dw / 8 - 60, top + 262, c.dw / 8 + 60, top + 270), theme.ACCENT, radius=4)
         widgets.divider(c, top + 270)
         tabs = self._tabs(c, bottom)
-        posts = self.matching(screen.item)
+        posts = PagedList(self.host, screen, self.paging, self.matching(screen.item))
         with c.scroll_view(screen, top + 272, tabs) as view:
             y = 0.0
-            if not posts:
+            if not posts.items:
                 with view.row(y, 150):
                     c.text(48, y + 75, f'No results for "{screen.item}"', size=theme.BODY, anchor="lm")
-            for post in posts:
+            for post in posts.shown:
                 y = self._post_row(c, view, y, post)
+            y = posts.footer(c, view, y, f"x:list_end:{screen.item}")
             view.end(y)
 
     def screen_post(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
