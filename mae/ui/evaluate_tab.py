@@ -37,7 +37,7 @@ from mae.eval.marks import judged_records, save_marks
 from mae.eval.metrics import group_metrics, satisfaction
 from mae.eval.plots import grader_label
 from mae.eval.records import RESULTS_FILE, read_results
-from mae.eval.report import judged, pct, write_reports
+from mae.eval.report import RUN_HEADERS, judged, pct, run_cells, write_reports
 from mae.eval.runner import EvalOptions, EvalRunner, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
 from mae.eval.workers import ParallelEvalRunner, WorkerBoard
@@ -49,7 +49,8 @@ from mae.ui.task_picker import build_task_picker
 
 MAX_RUBRICS = 16
 MAX_UI_WORKERS = 8
-RESULT_COLUMNS = ["task run", "exit", "steps", "SS", "AA", "RA", "graded by"]
+RESULT_COLUMNS = ["task run", "exit", *RUN_HEADERS, "graded by"]
+"""The results table: per task run, the columns of the report's per-task table (``mae eval report``)."""
 
 
 @dataclass
@@ -125,6 +126,7 @@ def start_eval(
         backbone=runtime.backbone,
         max_steps=int(max_steps),
         realism=realism,
+        skip_planning_while_loading=settings.loop.skip_planning_while_loading,
     )
     tasks = select_tasks(virtual_tasks("all", realism=options.realism), options.tasks)
     write_options(folder, options)
@@ -166,21 +168,10 @@ def start_eval(
 def results_rows(folder: Path | None) -> list[list[Any]]:
     if folder is None or not (folder / RESULTS_FILE).exists():
         return []
-    rows = []
-    for record in judged_records(folder, read_results(folder)):
-        metrics = group_metrics([record])
-        rows.append(
-            [
-                record.key,
-                record.exit_reason.value,
-                len(record.actions),
-                pct(satisfaction(record)),
-                pct(metrics.aa),
-                pct(metrics.ra),
-                record.grader,
-            ]
-        )
-    return rows
+    return [
+        [record.key, record.exit_reason.value, *run_cells(record), record.grader]
+        for record in judged_records(folder, read_results(folder))
+    ]
 
 
 def summary_markdown(folder: Path | None) -> str:
@@ -316,9 +307,9 @@ def build_evaluate_tab(
             with gr.Column(scale=6, min_width=340):
                 progress = gr.Markdown(progress_markdown(None), elem_id="mae-eval-progress")
                 summary = gr.Markdown(elem_id="mae-eval-summary")
-                results = gr.Dataframe(
-                    headers=RESULT_COLUMNS, interactive=False, wrap=True, elem_id="mae-eval-results"
-                )
+        results = gr.Dataframe(  # the page's width: one column per figure of the report's per-task table
+            headers=RESULT_COLUMNS, interactive=False, wrap=True, elem_id="mae-eval-results"
+        )
 
         gr.Markdown("### Judge view")
         with gr.Row():

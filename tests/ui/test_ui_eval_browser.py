@@ -78,6 +78,11 @@ def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
         expect(page.locator("#mae-eval-progress")).to_contain_text("Finished", timeout=120_000)
         expect(page.locator("#mae-eval-summary")).to_contain_text("SS 100.0")
         expect(page.locator("#mae-eval-summary")).to_contain_text("AA (code proxy)")  # not the paper's AA
+        table = page.locator("#mae-eval-results")  # per run: the report's per-task columns
+        for column in ("AA (code proxy)", "RA (code proxy)", "steps/ref ops", "model calls", "input tokens"):
+            expect(table).to_contain_text(column)
+        expect(table).to_contain_text("not judged")  # the paper's AA/RA until a person marks the run
+        expect(table).to_contain_text("100.0")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "evaluate_tab.png"), full_page=True)
 
