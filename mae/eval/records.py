@@ -91,6 +91,9 @@ class TaskRecord(BaseModel):
     memory_version: int | None = None
     future_tasks: list[str] = Field(default_factory=list, description="given to the reflectors (evolution)")
     reference_operations: int = 0
+    skip_planning_while_loading: bool | None = Field(
+        None, description="the loop option the run had (None in records from before it was recorded)"
+    )
     finished_at: float = 0.0
 
     @property
