@@ -187,7 +187,10 @@ class StepPrinter:
             elif data.get("problem"):
                 line = f"  {data['stage']}: unusable reply: {_short(data['problem'])}"
         elif event.type == "action":
-            line = f"  action: {data['action']}  ({_short(data['description'], 80)})"
+            from mae.llm.coordinates import shown_action  # loaded by the run already
+
+            shown = shown_action(str(data["action"]), data.get("written"), str(data.get("frame") or ""))
+            line = f"  action: {shown}  ({_short(data['description'], 80)})"
         elif event.type == "outcome":
             error = f"  {_short(data['error_description'] or '', 90)}" if data["outcome"] != "A" else ""
             line = f"  outcome: {data['outcome']}{error}"

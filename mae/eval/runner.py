@@ -419,7 +419,9 @@ class EvalRunner:
             actions=[
                 ActionEntry(
                     step=a.step,
-                    text=a.text,
+                    text=a.screen_text or a.text,  # screen pixels, as the annotated screenshots
+                    written=a.text if a.screen_text else None,
+                    frame=a.frame,
                     shortcut=a.shortcut,
                     executed=a.executed,
                     outcome=a.outcome,

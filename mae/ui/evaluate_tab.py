@@ -51,6 +51,9 @@ MAX_RUBRICS = 16
 MAX_UI_WORKERS = 8
 RESULT_COLUMNS = ["task run", "exit", *RUN_HEADERS, "graded by"]
 """The results table: per task run, the columns of the report's per-task table (``mae eval report``)."""
+_FIGURES = len(RESULT_COLUMNS) - 2
+RESULT_WIDTHS: list[str | int] = ["16%", "8%", *[f"{76 / _FIGURES:.2f}%"] * _FIGURES]
+"""The task run and its exit, then the figures sharing the rest evenly."""
 
 
 @dataclass
@@ -308,7 +311,11 @@ def build_evaluate_tab(
                 progress = gr.Markdown(progress_markdown(None), elem_id="mae-eval-progress")
                 summary = gr.Markdown(elem_id="mae-eval-summary")
         results = gr.Dataframe(  # the page's width: one column per figure of the report's per-task table
-            headers=RESULT_COLUMNS, interactive=False, wrap=True, elem_id="mae-eval-results"
+            headers=RESULT_COLUMNS,
+            interactive=False,
+            wrap=True,
+            column_widths=RESULT_WIDTHS,
+            elem_id="mae-eval-results",
         )
 
         gr.Markdown("### Judge view")
@@ -476,6 +483,12 @@ def build_evaluate_tab(
                 f"{grader_label([record])}\n\n> {record.instruction}\n\nFor each rubric item, say after "
                 "which step it first held; tick the actions and verdicts that were right."
             )
+            frame = next((a.frame for a in record.actions if a.written and a.frame), "")
+            if frame:  # the model wrote its points in another frame than the phone's
+                header += (
+                    " Actions are in screen pixels, as drawn on the screenshots; the model wrote its "
+                    f"points {frame} (each screenshot's caption gives both)."
+                )
             frames = trajectory_frames(record)
             return (
                 gr.update(value=frames, selected_index=0 if frames else None),
