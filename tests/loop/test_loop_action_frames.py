@@ -121,3 +121,37 @@ def test_a_model_sent_the_screen_unresized_has_nothing_to_explain(
     assert tap.data["action"] == tap.data["written"] == f"Tap({written[0]}, {written[1]})"
     assert tap.data["frame"] == ""
     assert "model wrote" not in step_html(fold(events).steps[2])
+
+
+def test_the_v2_decision_agents_card_reads_in_screen_pixels_too(
+    fake_server: FakeModelServer, tmp_path: Path
+) -> None:
+    from baseline_scripting import V2Script
+
+    phone = VirtualPhone(*SCREEN)
+    written: list[int] = []
+
+    def tap(request: RecordedRequest) -> str:
+        groceries = next(e for e in phone.ground_truth() if e.text == "Groceries")
+        written[:] = CoordinateMapper(SCREEN, (768, 1664)).to_model(*groceries.center)
+        return json.dumps({"name": "Tap", "arguments": {"x": written[0], "y": written[1]}})
+
+    fake_server.responder = V2Script(
+        [json.dumps({"name": "Open_App", "arguments": {"app_name": "Notes"}}), tap, "Stop"]
+    )
+    events: list[Event] = []
+    result = run_task(
+        "Open the groceries note",
+        device=phone,
+        client=_client(fake_server, "screen"),
+        perceptor=GroundTruthPerceptor(phone),
+        settings=LoopSettings(agent="v2"),
+        listener=events.append,
+        log_dir=tmp_path / "runs",
+    )
+    assert result.finished, result.message
+    on_screen = CoordinateMapper(SCREEN, (768, 1664)).to_screen(written[0], written[1])
+    screen_text = f"Tap({on_screen[0]}, {on_screen[1]})"
+    card = step_html(fold(events).steps[2])
+    assert f"Step 2 — <code>{screen_text}</code>" in card
+    assert f"{screen_text} · model wrote Tap({written[0]}, {written[1]}) in its 768×1664 image" in card
