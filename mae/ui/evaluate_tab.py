@@ -51,9 +51,10 @@ MAX_RUBRICS = 16
 MAX_UI_WORKERS = 8
 RESULT_COLUMNS = ["task run", "exit", *RUN_HEADERS, "graded by"]
 """The results table: per task run, the columns of the report's per-task table (``mae eval report``)."""
-_FIGURES = len(RESULT_COLUMNS) - 2
-RESULT_WIDTHS: list[str | int] = ["16%", "8%", *[f"{76 / _FIGURES:.2f}%"] * _FIGURES]
-"""The task run and its exit, then the figures sharing the rest evenly."""
+_WEIGHTS = [max(6, *(len(word) for word in name.split())) for name in RESULT_COLUMNS[2:]]
+RESULT_WIDTHS: list[str | int] = ["18%", "6%", *[f"{76 * w / sum(_WEIGHTS):.2f}%" for w in _WEIGHTS]]
+"""The task run and its exit, then the figures sharing the rest by their headers' longest word (so that
+"steps/ref ops" does not break inside a word)."""
 
 
 @dataclass
