@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from mae.agents.parsing import MAX_REPLY_CHARS, ProblemKind, ReplyProblem
 from mae.llm.client import ChatClient, Message
-from mae.llm.coordinates import CoordinateMapper, describe_frame, mapper_for
+from mae.llm.coordinates import CoordinateMapper, describe_frame, describe_model_frame, mapper_for
 from mae.llm.images import EncodedImage
 from mae.perception.elements import KEYBOARD_LINE, Perception
 
@@ -61,6 +61,12 @@ class Screen:
         profile = client.profile(role)
         sent = self.encoded(client, role).size
         return mapper_for(profile.coordinate_space, self.size, sent, profile.model_resize)
+
+    def model_frame(self, client: ChatClient, role: str) -> str:
+        """Words for people on the frame ``role``'s model writes points in ("in its 768×1664 image");
+        empty when it writes screen pixels (``mae.llm.coordinates.describe_model_frame``)."""
+        space = client.profile(role).coordinate_space
+        return describe_model_frame(space, self.mapper(client, role))
 
     def frame(self, client: ChatClient, role: str) -> str:
         """The prompt's words for the attached image's size and the coordinate frame ``role``'s model

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PIL import Image
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr, computed_field
 
 from mae.actions.reading import parse_action_text
 from mae.actions.registry import (
@@ -30,7 +30,12 @@ from mae.agents.parsing import ReplyProblem, require_sections
 from mae.agents.prompting import render_prompt
 from mae.errors import ActionError
 from mae.llm.client import ChatClient
-from mae.llm.coordinates import CoordinateMapper, describe_swipe_example, describe_tap_example
+from mae.llm.coordinates import (
+    CoordinateMapper,
+    describe_swipe_example,
+    describe_tap_example,
+    shown_action,
+)
 from mae.memory.working import ActionRecord, WorkingMemory
 from mae.perception.elements import Perception
 
@@ -52,7 +57,22 @@ class OperatorDecision(BaseModel):
     shortcut: str | None = None
     screen_action: dict[str, Any]
     atomic: list[str]
+    frame: str = Field(
+        "", description="the frame the model wrote its points in, for people; empty when screen pixels"
+    )
     _steps: list[AtomicAction] = PrivateAttr(default_factory=list)
+
+    @property
+    def screen_text(self) -> str:
+        """The action in screen pixels, as people read it beside the phone and the annotated screenshot
+        (the model's own text when it wrote screen pixels)."""
+        return str(self.call) if self.frame else self.text
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def shown(self) -> str:
+        """What the step card says: screen pixels, then what the model wrote when that differs."""
+        return shown_action(self.screen_text, self.text, self.frame)
 
     @property
     def steps(self) -> list[AtomicAction]:
@@ -66,6 +86,8 @@ class OperatorDecision(BaseModel):
             name=self.action["name"],
             arguments=self.action["arguments"],
             text=self.text,
+            screen_text=self.screen_text if self.screen_text != self.text else None,
+            frame=self.frame if self.screen_text != self.text else "",
             description=self.description,
             shortcut=self.shortcut,
             atomic_steps=self.atomic,
@@ -83,6 +105,7 @@ class OperatorDecision(BaseModel):
         thought: str = "",
         description: str = "",
         text: str | None = None,
+        frame: str = "",
     ) -> OperatorDecision:
         """A decision from a validated call (as written, in screen pixels) and its atomic steps."""
         decision = cls(
@@ -93,6 +116,7 @@ class OperatorDecision(BaseModel):
             shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
             screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
             atomic=[str(s) for s in steps],
+            frame=frame,
         )
         decision._steps = steps
         return decision
@@ -235,8 +259,10 @@ def parse_reply(
     screen: Screen,
     mapper: CoordinateMapper,
     guard: ShortcutGuard | None = None,
+    frame: str = "",
 ) -> OperatorDecision:
-    """Read ``### Thought ###``, ``### Action ###`` and ``### Description ###`` and validate the action."""
+    """Read ``### Thought ###``, ``### Action ###`` and ``### Description ###`` and validate the action;
+    ``frame`` names the model's coordinate frame for people (``Screen.model_frame``)."""
     sections = require_sections(text, ["Action", "Description"], optional=("Thought",), every=("Action",))
     call, screen_call, steps = validate_action(
         sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
@@ -249,6 +275,7 @@ def parse_reply(
         shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
         screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
         atomic=[str(s) for s in steps],
+        frame=frame,
     )
     decision._steps = steps
     return decision
@@ -267,10 +294,10 @@ def act(
     prompts_dir: Path | None = None,
 ) -> AgentResult[OperatorDecision]:
     """Ask the Operator for the next action and validate it (one corrective retry when unusable)."""
-    mapper = screen.mapper(client, ROLE)
+    mapper, frame = screen.mapper(client, ROLE), screen.model_frame(client, ROLE)
 
     def parse(text: str) -> OperatorDecision:
-        return parse_reply(text, shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard)
+        return parse_reply(text, shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard, frame=frame)
 
     prompt = build_prompt(client, memory, screen, tips, shortcuts, history, prompts_dir)
     return ask(client, ROLE, prompt, [screen.encoded(client, ROLE)], parse, agent=ROLE, on_turn=on_turn)

@@ -48,6 +48,8 @@ class V1Reply(BaseModel):
     observation: str
     thought: str
     action: str
+    shown: str = ""
+    """The action as people read it (screen pixels) when the model wrote coordinates in another frame."""
 
 
 class CheckReply(BaseModel):
@@ -115,7 +117,7 @@ class MobileAgentV1:
         return "\n\n".join(e.text(i) for i, e in enumerate(self.history, 1)) or "(no operations yet)"
 
     def decide(self, run: RunContext, screen: Screen) -> Decision:
-        mapper = screen.mapper(run.client, ROLE)
+        mapper, frame = screen.mapper(run.client, ROLE), screen.model_frame(run.client, ROLE)
         prompt = render_prompt(
             AGENT,
             {
@@ -149,10 +151,20 @@ class MobileAgentV1:
                     "action",
                 ) from None
             decision = OperatorDecision.from_call(
-                call, screen_call, steps, thought=sections["Thought"], description=sections["Thought"]
+                call,
+                screen_call,
+                steps,
+                thought=sections["Thought"],
+                description=sections["Thought"],
+                frame=frame,
             )
             chosen["action"], written = decision, decision.text
-            return V1Reply(observation=sections["Observation"], thought=sections["Thought"], action=written)
+            return V1Reply(
+                observation=sections["Observation"],
+                thought=sections["Thought"],
+                action=written,
+                shown=decision.shown,
+            )
 
         image = [screen.encoded(run.client, ROLE)]
         result, _ = run.stage(

@@ -17,7 +17,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from mae.actions.registry import describe_atomic_actions
 from mae.agents.base import AgentResult, Screen, ask
@@ -45,6 +45,7 @@ class PlanningReply(BaseModel):
 class DecisionReply(BaseModel):
     thought: str = ""
     action: str = ""
+    shown: str = Field("", description="the action as people read it, in screen pixels (OperatorDecision)")
     operation: str = ""
     memory: str = ""
     stop: bool = False
@@ -105,7 +106,7 @@ class MobileAgentV2:
         if len(self.correct) > self.planned:
             self.plan(run)
         role = ROLES[DECISION]
-        mapper = screen.mapper(run.client, role)
+        mapper, frame = screen.mapper(run.client, role), screen.model_frame(run.client, role)
         last = self.correct[-1] if self.correct else None
         prompt = render_prompt(
             "v2_decision",
@@ -142,10 +143,10 @@ class MobileAgentV2:
             )
             chosen[:] = [
                 OperatorDecision.from_call(
-                    call, screen_call, steps, thought=reply.thought, description=reply.operation
+                    call, screen_call, steps, thought=reply.thought, description=reply.operation, frame=frame
                 )
             ]
-            reply.action = str(call)
+            reply.action, reply.shown = str(call), chosen[0].shown
             return reply
 
         image = [screen.encoded(run.client, role)]

@@ -133,7 +133,17 @@ def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
 
     given = {
         k: getattr(args, k)
-        for k in ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism", "max_steps")
+        for k in (
+            "suite",
+            "agent",
+            "setting",
+            "tasks",
+            "repeat",
+            "seed",
+            "realism",
+            "max_steps",
+            "skip_planning_while_loading",
+        )
         if getattr(args, k) is not None
     }
     saved = read_options(folder)
@@ -187,9 +197,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
             "device": device,
             "log_dir": folder / "runs",
             "loop.agent": options.agent,
+            # a resumed eval keeps its limit and its loop option
             **(
-                {"loop.max_steps": options.max_steps} if args.resume else {}
-            ),  # a resumed eval keeps its limit
+                {
+                    "loop.max_steps": options.max_steps,
+                    "loop.skip_planning_while_loading": bool(options.skip_planning_while_loading),
+                }
+                if args.resume
+                else {}
+            ),
             **_role_overrides(args.role_model),
         },
     )
@@ -213,6 +229,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         runtime = runtimes[0]
         options.backbone = runtime.backbone
         options.max_steps = settings.loop.max_steps
+        options.skip_planning_while_loading = settings.loop.skip_planning_while_loading
         write_options(folder, options)
         _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
         progress = (lambda _message: None) if args.quiet else _say
@@ -261,6 +278,7 @@ def _eval_on_ray(
     try:
         options.backbone = backbone_of(settings)
         options.max_steps = settings.loop.max_steps
+        options.skip_planning_while_loading = settings.loop.skip_planning_while_loading
         write_options(folder, options)
         _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
         runner = RayEvalRunner(

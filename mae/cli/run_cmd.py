@@ -68,6 +68,14 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="run the Notetaker beside the Action Reflector: one model round trip less per step; the "
         "Notetaker then sees the progress of the step before (the paper's order is sequential; default off)",
     )
+    parser.add_argument(
+        "--skip-planning-while-loading",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="Mobile-Agent-E: keep the plan and the notes on screens that are still loading (blank or a "
+        "spinner) instead of asking the Manager and the Notetaker (MAE_SKIP_PLANNING_WHILE_LOADING; "
+        "default off)",
+    )
     parser.add_argument("--yes", action="store_true", help="approve sensitive actions without asking")
     parser.add_argument("--quiet", action="store_true", help="print only the final result")
 
@@ -112,6 +120,7 @@ def load_run_settings(args: argparse.Namespace, extra: dict[str, Any] | None = N
             "log_dir": args.log_dir,
             "loop.max_steps": args.max_steps,
             "loop.parallel_notetaker": args.parallel_notetaker,
+            "loop.skip_planning_while_loading": getattr(args, "skip_planning_while_loading", None),
             "loop.agent": getattr(args, "agent", None),
             "timeout_s": args.timeout,
             "max_retries": args.max_retries,
@@ -178,7 +187,10 @@ class StepPrinter:
             elif data.get("problem"):
                 line = f"  {data['stage']}: unusable reply: {_short(data['problem'])}"
         elif event.type == "action":
-            line = f"  action: {data['action']}  ({_short(data['description'], 80)})"
+            from mae.llm.coordinates import shown_action  # loaded by the run already
+
+            shown = shown_action(str(data["action"]), data.get("written"), str(data.get("frame") or ""))
+            line = f"  action: {shown}  ({_short(data['description'], 80)})"
         elif event.type == "outcome":
             error = f"  {_short(data['error_description'] or '', 90)}" if data["outcome"] != "A" else ""
             line = f"  outcome: {data['outcome']}{error}"

@@ -46,7 +46,7 @@ def trajectory_frames(record: TaskRecord) -> list[tuple[str, str]]:
         path = _image(run_dir, f"step_{action.step:03d}_before")
         if path is not None:
             verdict = f" · reflector: {action.outcome}" if action.executed else " · not executed"
-            frames.append((str(path), f"step {action.step}: {action.text}{verdict}"))
+            frames.append((str(path), f"step {action.step}: {action.shown}{verdict}"))
     if record.actions:
         last = _image(run_dir, f"step_{record.actions[-1].step:03d}_after")
         if last is not None:

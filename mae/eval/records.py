@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from mae.errors import ConfigError, ExitReason
+from mae.llm.coordinates import shown_action
 from mae.run.results import RunTotals
 
 PAPER_EXITS = frozenset(
@@ -39,7 +40,14 @@ class ActionEntry(BaseModel):
     """One Operator action of the run, with the Action Reflector's verdict (A/B/C)."""
 
     step: int
-    text: str
+    text: str = Field(
+        description="the action in screen pixels, as the annotated screenshots (records written before "
+        "`written` existed hold the model's text)"
+    )
+    written: str | None = Field(
+        default=None, description="the action as the model wrote it, when it wrote another frame's points"
+    )
+    frame: str = Field(default="", description="that frame in words, e.g. in its 768×1664 image")
     shortcut: str | None = None
     executed: bool = True
     outcome: str = "C"
@@ -47,6 +55,11 @@ class ActionEntry(BaseModel):
     operations: int | None = Field(
         default=None, description="atomic operations that ran (a Shortcut runs several); None in old records"
     )
+
+    @property
+    def shown(self) -> str:
+        """The action for people: screen pixels, then what the model wrote when that differs."""
+        return shown_action(self.text, self.written, self.frame)
 
     @property
     def operations_run(self) -> int:
@@ -91,6 +104,9 @@ class TaskRecord(BaseModel):
     memory_version: int | None = None
     future_tasks: list[str] = Field(default_factory=list, description="given to the reflectors (evolution)")
     reference_operations: int = 0
+    skip_planning_while_loading: bool | None = Field(
+        None, description="the loop option the run had (None in records from before it was recorded)"
+    )
     finished_at: float = 0.0
 
     @property

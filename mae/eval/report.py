@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mae.eval.marks import judged_records
-from mae.eval.metrics import EvalSummary, GroupMetrics, confidence_interval, satisfaction, summarize
+from mae.eval.metrics import (
+    EvalSummary,
+    GroupMetrics,
+    confidence_interval,
+    group_metrics,
+    satisfaction,
+    summarize,
+)
 from mae.eval.plots import grader_label, write_plots
 from mae.eval.records import TaskRecord, read_results
 from mae.memory.atomic import atomic_write_text
@@ -64,6 +71,27 @@ def model_name(records: Sequence[TaskRecord]) -> tuple[str, str]:
 NOT_JUDGED = "not judged"
 
 
+def loading_option(records: Sequence[TaskRecord]) -> str:
+    """Whether the runs skipped the Manager and the Notetaker on screens still loading (the loop option
+    ``skip_planning_while_loading``): "on", "off", "on in k of n runs", or "not recorded"."""
+    known = [r.skip_planning_while_loading for r in records if r.skip_planning_while_loading is not None]
+    if not known:
+        return "not recorded"
+    if len(known) == len(records) and len(set(known)) == 1:
+        return "on" if known[0] else "off"
+    return f"on in {sum(known)} of {len(records)} runs"
+
+
+def _settings_rows(records: Sequence[TaskRecord]) -> list[tuple[str, str]]:
+    """What a run was started with, as compared between two evals."""
+    return [
+        ("agent", model_name(records)[0]),
+        ("backbone", ", ".join(sorted({r.backbone for r in records})) or "?"),
+        ("setting", ", ".join(sorted({r.setting for r in records})) or "?"),
+        ("skip planning while loading", loading_option(records)),
+    ]
+
+
 def judged(m: GroupMetrics, name: str) -> str:
     """AA or RA as the paper means them (a person's or a model judge's marks), or "not judged"."""
     value = getattr(m, name)
@@ -105,6 +133,24 @@ def _efficiency_cells(m: GroupMetrics) -> list[str]:
 EFFICIENCY_HEADERS = ["steps", "steps/ref ops", "model calls", "input tokens", "$/task", "s/task", "s/op"]
 
 
+RUN_HEADERS = ["SS", "AA", "RA", *PROXY_HEADERS[:2], *EFFICIENCY_HEADERS]
+"""The figures of one task run, named as in the per-task table (the Evaluate tab's results table)."""
+
+
+def run_cells(record: TaskRecord) -> list[str]:
+    """One task run's SS, judged AA/RA ("not judged" when nobody marked), the code proxies and the
+    efficiency figures, as the report's tables show them (``RUN_HEADERS``)."""
+    m = group_metrics([record])
+    return [
+        pct(m.ss),
+        judged(m, "aa"),
+        judged(m, "ra"),
+        pct(m.aa_proxy),
+        pct(m.ra_proxy),
+        *_efficiency_cells(m),
+    ]
+
+
 def _detail_cells(m: GroupMetrics) -> list[str]:
     return [
         pct(m.shortcut_pct),
@@ -134,6 +180,7 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
     lines = [
         f"{name} · backbone {', '.join(backbones)} · setting {records[0].setting if records else '?'} · "
         f"{len({r.task_id for r in records})} task(s) × {repeats} repeat(s) · {graded_by}",
+        f"Loop option: skip planning while loading {loading_option(records)}.",
         f"Written {time.strftime('%Y-%m-%d %H:%M:%S')}; "
         f"{summary.overall.graded} of {len(records)} task runs graded.",
     ]
@@ -448,7 +495,11 @@ def compare(a: Path | str, b: Path | str) -> str:
         records_a = [r for r in records_a if r.task_id in shared]
         records_b = [r for r in records_b if r.task_id in shared]
     sa, sb = summarize(records_a), summarize(records_b)
+    out += ["| settings | A | B | |", "|---|---|---|---|"]
+    for (label, in_a), (_, in_b) in zip(_settings_rows(records_a), _settings_rows(records_b), strict=True):
+        out.append(f"| {label} | {in_a} | {in_b} | {'same' if in_a == in_b else 'differs'} |")
     out += [
+        "",
         f"A: {grader_label(records_a)}; B: {grader_label(records_b)}",
         "",
         "| metric | A | B | B − A | 95% interval of B − A |",

@@ -50,13 +50,19 @@ class EvalOptions(BaseModel):
     realism: Literal["task", "on", "off"] = "task"
     backbone: str = ""
     max_steps: int = 40
+    skip_planning_while_loading: bool | None = Field(
+        None, description="the loop option (None: a folder from before it was recorded, run with it off)"
+    )
     started_at: float = Field(default_factory=time.time)
 
     def same_run(self, other: EvalOptions) -> list[str]:
         """The fields that differ from ``other`` in what decides the results (the backbone is compared
         once the settings are known)."""
         fields = ("suite", "agent", "setting", "tasks", "repeat", "seed", "realism", "max_steps")
-        return [f for f in fields if getattr(self, f) != getattr(other, f)]
+        differ = [f for f in fields if getattr(self, f) != getattr(other, f)]
+        if bool(self.skip_planning_while_loading) != bool(other.skip_planning_while_loading):
+            differ.append("skip_planning_while_loading")
+        return differ
 
 
 def read_options(folder: Path) -> EvalOptions | None:
@@ -413,7 +419,9 @@ class EvalRunner:
             actions=[
                 ActionEntry(
                     step=a.step,
-                    text=a.text,
+                    text=a.screen_text or a.text,  # screen pixels, as the annotated screenshots
+                    written=a.text if a.screen_text else None,
+                    frame=a.frame,
                     shortcut=a.shortcut,
                     executed=a.executed,
                     outcome=a.outcome,
@@ -428,6 +436,7 @@ class EvalRunner:
             memory_version=prepared.memory_version if options.setting == "evolution" else None,
             future_tasks=future if options.setting == "evolution" else [],
             reference_operations=task.reference_operations,
+            skip_planning_while_loading=runtime.settings.loop.skip_planning_while_loading,
             finished_at=time.time(),
         )
         if grader is not None:

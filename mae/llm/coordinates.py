@@ -213,6 +213,26 @@ def describe_tap_example(mapper: CoordinateMapper) -> tuple[int, int]:
     return mapper.x_to_model(round(width / 2)), mapper.y_to_model(round(height * 1200 / 2340))
 
 
+def describe_model_frame(space: CoordinateSpace, mapper: CoordinateMapper) -> str:
+    """Words for people on the frame a model wrote its points in ("in its 768×1664 image", "on its
+    0-1000 grid"); empty when that frame is screen pixels (nothing to explain)."""
+    if space == "relative":
+        return f"on its 0-{RELATIVE_SCALE} grid"
+    if mapper.is_identity:
+        return ""
+    width, height = mapper.model_size
+    return f"in its {width}×{height} image"
+
+
+def shown_action(screen_text: str, written: str | None, frame: str) -> str:
+    """An action as people read it: in screen pixels (as the phone and the annotated screenshots are),
+    followed by what the model wrote when that was in another frame, e.g. "Tap(900, 399) · model wrote
+    Tap(640, 284) in its 768×1664 image"."""
+    if not frame or not written or written == screen_text:
+        return screen_text
+    return f"{screen_text} · model wrote {written} {frame}"
+
+
 def describe_frame(space: CoordinateSpace, mapper: CoordinateMapper, sent_size: tuple[int, int]) -> str:
     """What a prompt says about the attached image and the coordinates: the size of the image actually
     sent, and the one frame the element list, the examples and the reply share. It follows "The

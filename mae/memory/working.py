@@ -25,7 +25,11 @@ class ActionRecord(BaseModel):
     step: int
     name: str = Field(description="atomic operation or Shortcut name as the Operator wrote it")
     arguments: dict[str, Any] = Field(default_factory=dict)
-    text: str = Field(description="the action as one line, e.g. Tap(540, 1200)")
+    text: str = Field(description="the action as one line, as the model wrote it, e.g. Tap(540, 1200)")
+    screen_text: str | None = Field(
+        default=None, description="the action in screen pixels, when the model wrote it in another frame"
+    )
+    frame: str = Field(default="", description="that frame in words for people, e.g. in its 768×1664 image")
     description: str = ""
     shortcut: str | None = Field(default=None, description="Shortcut name when the action called one")
     atomic_steps: list[str] = Field(default_factory=list, description="atomic operations, screen pixels")

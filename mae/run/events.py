@@ -20,7 +20,9 @@ EVENT_TYPES: dict[str, str] = {
     "v1_agent|v1_check|planning|decision|reflection|undo)",
     "stage_finished": "stage, seconds, result (parsed reply as a dict), raw (model text), tokens, problem",
     "model_call": "role, model, latency_s, input_tokens, output_tokens, images, ok, error",
-    "action": "action (text), description, steps (atomic ops), shortcut, image_path, image = annotated",
+    "action": "action (text in screen pixels), written (as the model wrote it), frame (the model's frame "
+    "in words, empty when screen pixels), description, steps (atomic ops), shortcut, image_path, "
+    "image = annotated",
     "screen": "image_path, shortcut_step (Shortcut steps only), image = the screen after an action",
     "outcome": "outcome (A|B|C), progress, error_description",
     "approval_needed": "action, description, reason (sensitive-action policy)",

@@ -229,17 +229,21 @@ class _Runner:
             repeats = memory.trailing_repeats(decision.text)
             if repeats >= settings.max_repeated_actions:
                 raise RunExit(
-                    ExitReason.REPEATED_ACTION, f"{decision.text} would run {repeats + 1} times in a row"
+                    ExitReason.REPEATED_ACTION,
+                    f"{decision.screen_text} would run {repeats + 1} times in a row",
                 )
         self.approve(decision, screen)
         self.check_stop()
 
-        annotated = annotate(screen.image, decision.steps, f"{self.step}: {decision.text}")
+        # people read the action in screen pixels, as the phone and this screenshot are
+        annotated = annotate(screen.image, decision.steps, f"{self.step}: {decision.screen_text}")
         before_path = self.writer.save_image(f"step_{self.step:03d}_before", annotated)
         self.emit(
             "action",
             image=annotated,
-            action=decision.text,
+            action=decision.screen_text,
+            written=decision.text,
+            frame=decision.frame,
             description=decision.description,
             steps=decision.atomic,
             shortcut=decision.shortcut,

@@ -38,7 +38,7 @@ from mae.eval.marks import judged_records, save_marks
 from mae.eval.metrics import group_metrics, satisfaction
 from mae.eval.plots import grader_label
 from mae.eval.records import RESULTS_FILE, read_results
-from mae.eval.report import judged, pct, write_reports
+from mae.eval.report import RUN_HEADERS, judged, pct, run_cells, write_reports
 from mae.eval.runner import EvalOptions, EvalRunner, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
 from mae.eval.workers import ParallelEvalRunner, WorkerBoard
@@ -50,7 +50,12 @@ from mae.ui.task_picker import build_task_picker
 
 MAX_RUBRICS = 16
 MAX_UI_WORKERS = 8
-RESULT_COLUMNS = ["task run", "exit", "steps", "SS", "AA", "RA", "graded by"]
+RESULT_COLUMNS = ["task run", "exit", *RUN_HEADERS, "graded by"]
+"""The results table: per task run, the columns of the report's per-task table (``mae eval report``)."""
+_WEIGHTS = [max(6, *(len(word) for word in name.split())) for name in RESULT_COLUMNS[2:]]
+RESULT_WIDTHS: list[str | int] = ["18%", "6%", *[f"{76 * w / sum(_WEIGHTS):.2f}%" for w in _WEIGHTS]]
+"""The task run and its exit, then the figures sharing the rest by their headers' longest word (so that
+"steps/ref ops" does not break inside a word)."""
 
 
 log = logging.getLogger(__name__)
@@ -129,6 +134,7 @@ def start_eval(
         backbone=runtime.backbone,
         max_steps=int(max_steps),
         realism=realism,
+        skip_planning_while_loading=settings.loop.skip_planning_while_loading,
     )
     tasks = select_tasks(virtual_tasks("all", realism=options.realism), options.tasks)
     write_options(folder, options)
@@ -174,21 +180,10 @@ def start_eval(
 def results_rows(folder: Path | None) -> list[list[Any]]:
     if folder is None or not (folder / RESULTS_FILE).exists():
         return []
-    rows = []
-    for record in judged_records(folder, read_results(folder)):
-        metrics = group_metrics([record])
-        rows.append(
-            [
-                record.key,
-                record.exit_reason.value,
-                len(record.actions),
-                pct(satisfaction(record)),
-                pct(metrics.aa),
-                pct(metrics.ra),
-                record.grader,
-            ]
-        )
-    return rows
+    return [
+        [record.key, record.exit_reason.value, *run_cells(record), record.grader]
+        for record in judged_records(folder, read_results(folder))
+    ]
 
 
 def summary_markdown(folder: Path | None) -> str:
@@ -324,9 +319,13 @@ def build_evaluate_tab(
             with gr.Column(scale=6, min_width=340):
                 progress = gr.Markdown(progress_markdown(None), elem_id="mae-eval-progress")
                 summary = gr.Markdown(elem_id="mae-eval-summary")
-                results = gr.Dataframe(
-                    headers=RESULT_COLUMNS, interactive=False, wrap=True, elem_id="mae-eval-results"
-                )
+        results = gr.Dataframe(  # the page's width: one column per figure of the report's per-task table
+            headers=RESULT_COLUMNS,
+            interactive=False,
+            wrap=True,
+            column_widths=RESULT_WIDTHS,
+            elem_id="mae-eval-results",
+        )
 
         gr.Markdown("### Judge view")
         with gr.Row():
@@ -493,6 +492,12 @@ def build_evaluate_tab(
                 f"{grader_label([record])}\n\n> {record.instruction}\n\nFor each rubric item, say after "
                 "which step it first held; tick the actions and verdicts that were right."
             )
+            frame = next((a.frame for a in record.actions if a.written and a.frame), "")
+            if frame:  # the model wrote its points in another frame than the phone's
+                header += (
+                    " Actions are in screen pixels, as drawn on the screenshots; the model wrote its "
+                    f"points {frame} (each screenshot's caption gives both)."
+                )
             frames = trajectory_frames(record)
             return (
                 gr.update(value=frames, selected_index=0 if frames else None),

@@ -291,7 +291,8 @@ def steps_from_records(
             )
         elif kind == "action":
             target = step(index)
-            target.action = str(record.get("text") or record.get("action") or "") or target.action
+            shown = record.get("screen_text") or record.get("text") or record.get("action")  # screen pixels
+            target.action = str(shown or "") or target.action
             target.action_description = record.get("description") or target.action_description
         elif kind == "outcome" and record.get("outcome"):
             step(index).outcome = str(record["outcome"])
@@ -306,7 +307,7 @@ def steps_from_records(
         if not isinstance(action, dict) or "step" not in action:
             continue
         target = step(int(_number(action.get("step"))))
-        target.action = str(action.get("text") or target.action or "") or None
+        target.action = str(action.get("screen_text") or action.get("text") or target.action or "") or None
         if action.get("outcome"):
             target.outcome = str(action["outcome"])
         target.error = action.get("error") or target.error

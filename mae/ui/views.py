@@ -80,7 +80,9 @@ STAGE_FIELDS: dict[str, list[tuple[str, str]]] = {
 }
 """The reply fields each stage's card shows, in order; other stages show every field."""
 
-HIDDEN_FIELDS = frozenset({"raw", "image", "images", "screenshot", "prompt", "timings", "finished"})
+HIDDEN_FIELDS = frozenset(
+    {"raw", "image", "images", "screenshot", "prompt", "timings", "finished", "shown", "frame"}
+)
 """Result keys never rendered for stages without a field list (bulky or internal)."""
 
 OUTCOME_TEXT: dict[str, str] = {
@@ -319,6 +321,8 @@ def _field_rows(stage: str, result: dict[str, Any]) -> str:
     rows = []
     for key, label in fields:
         value = result.get(key)
+        if key in ("text", "action") and result.get("shown"):
+            value = result["shown"]  # screen pixels, with what the model wrote in its own frame
         if value in (None, "", [], {}):
             continue
         if stage == "operator" and key == "atomic" and not result.get("shortcut"):

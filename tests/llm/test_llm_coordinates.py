@@ -142,3 +142,23 @@ def test_settings_pick_the_family_convention_for_local_servers() -> None:
     assert forced.coordinate_space == "screen"
     with pytest.raises(ConfigError, match="coordinate convention"):
         Settings(backbone="vllm", coordinates="pixels").profile_for("operator")
+
+
+def test_people_are_told_the_models_frame_only_when_it_is_not_screen_pixels() -> None:
+    from mae.llm.coordinates import describe_model_frame, shown_action
+
+    screen = (1080, 2340)
+    assert (
+        describe_model_frame("screen", mapper_for("screen", screen, (768, 1664))) == "in its 768×1664 image"
+    )
+    assert describe_model_frame("screen", mapper_for("screen", screen, screen)) == ""  # sent unresized
+    qwen = CONVENTIONS["qwen2.5-vl"]
+    sent = (756, 1624)
+    seen = qwen.model_resize.apply(sent) if qwen.model_resize else sent
+    words = describe_model_frame("image", qwen.mapper(screen, sent))
+    assert words == f"in its {seen[0]}×{seen[1]} image"
+    assert describe_model_frame("relative", mapper_for("relative", screen, sent)) == "on its 0-1000 grid"
+    full = "Tap(900, 399) · model wrote Tap(640, 284) in its 768×1664 image"
+    assert shown_action("Tap(900, 399)", "Tap(640, 284)", "in its 768×1664 image") == full
+    assert shown_action("Back()", "Back()", "in its 768×1664 image") == "Back()"
+    assert shown_action("Tap(9, 9)", None, "") == "Tap(9, 9)"

@@ -77,6 +77,9 @@ def test_loop_cli_refuses_sensitive_action_without_a_terminal(
     assert "rerun with --yes" in out and "sending a message" in out
     fake_server.responder = Script([Step("Post", post, description="Tap Post to publish the reply")])
     assert main(cli(fake_server, tmp_path, "--yes")) == 0
+    # the progress line reads in screen pixels, as the approval does, with the model's own text labelled
+    shown = "action: Tap(800, 501) · model wrote Tap(569, 356) in its 768×1664 image"
+    assert shown in capsys.readouterr().out
     # an ordinary action whose description merely mentions a sensitive word is not gated
     fake_server.responder = Script(
         [Step("Open", OPEN_NOTES, description="Open Notes to post the list later")]

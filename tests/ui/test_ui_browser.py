@@ -344,8 +344,16 @@ def test_a_sensitive_action_waits_for_approval(page: object, demo_server: DemoSe
         expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
         server.assert_done()
     expect(approval).to_be_hidden()
-    expect(page.locator("#mae-step-2")).to_contain_text("approved by the user")
+    card = page.locator("#mae-step-2")
+    expect(card).to_contain_text("approved by the user")
     assert any(entry.action == "Tap(900, 399)" for entry in demo_server.phone.log)
+    # the card reads as the approval box and the phone do: screen pixels, the model's own text labelled
+    expect(card.locator(".mae-step-head")).to_contain_text("Step 2 — Tap(900, 399)")
+    expect(card.locator(".mae-stage-operator")).to_contain_text(
+        "Tap(900, 399) · model wrote Tap(640, 284) in its 768×1664 image"
+    )
+    card.scroll_into_view_if_needed()
+    shot(page, "step_card_frames")
 
 
 def test_manual_control_when_no_run_is_active(page: object, demo_server: DemoServer) -> None:

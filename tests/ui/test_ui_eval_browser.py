@@ -78,6 +78,11 @@ def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
         expect(page.locator("#mae-eval-progress")).to_contain_text("Finished", timeout=120_000)
         expect(page.locator("#mae-eval-summary")).to_contain_text("SS 100.0")
         expect(page.locator("#mae-eval-summary")).to_contain_text("AA (code proxy)")  # not the paper's AA
+        table = page.locator("#mae-eval-results")  # per run: the report's per-task columns
+        for column in ("AA (code proxy)", "RA (code proxy)", "steps/ref ops", "model calls", "input tokens"):
+            expect(table).to_contain_text(column)
+        expect(table).to_contain_text("not judged")  # the paper's AA/RA until a person marks the run
+        expect(table).to_contain_text("100.0")
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "evaluate_tab.png"), full_page=True)
 
@@ -86,6 +91,14 @@ def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
         expect(first_rubric).to_be_visible()
         expect(first_rubric).to_contain_text(shortest.rubrics[0])
         expect(page.locator("#mae-judge-gallery img").first).to_be_visible()
+        # actions read in screen pixels, as drawn on the screenshots; the model's own text is labelled
+        expect(page.locator("#mae-judge-instruction")).to_contain_text(
+            "Actions are in screen pixels, as drawn on the screenshots; the model wrote its points in its "
+            "768×1664 image"
+        )
+        page.locator("#mae-judge-gallery .thumbnail-item").nth(1).click()
+        expect(page.locator("#mae-judge-gallery")).to_contain_text("model wrote Tap(")
+        page.screenshot(path=str(ARTIFACTS / "judge_view_frames.png"), full_page=True)
         first_rubric.locator("input").click()
         page.get_by_role("option", name="never", exact=True).click()
         actions = page.locator("#mae-judge-actions")
@@ -99,6 +112,8 @@ def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
     (record,) = judged_records(folder, read_results(folder))
     assert record.grader == "person" and record.correctness_source == "person"
     assert record.rubric_steps[0] is None and record.action_correct[0] is False
+    taps = [a for a in record.actions if a.written]
+    assert taps and all(a.text.startswith("Tap(") and a.text != a.written for a in taps)
     expected = (len(shortest.rubrics) - 1) / len(shortest.rubrics) * 100
     report = (folder / "report.md").read_text()
     assert f"| Mobile-Agent-E | Multi-Agent | {expected:.1f} |" in report and "judged by a person" in report

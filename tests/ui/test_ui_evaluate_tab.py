@@ -88,3 +88,54 @@ def test_ui_evaluate_tab_says_an_unexpected_failure_in_a_sentence(
     assert "unexpected problem" in error and "log" in error
     assert "KeyError" not in error and "records" not in error
     assert "KeyError" in caplog.text
+
+
+def _code_graded_run(folder: Path) -> None:
+    from mae.errors import ExitReason
+    from mae.eval.records import ActionEntry, TaskRecord, append_result
+    from mae.run.results import RunTotals
+
+    actions = [ActionEntry(step=i + 1, text=f"Tap({i}, {i})", outcome="A", operations=1) for i in range(4)]
+    append_result(
+        folder,
+        TaskRecord(
+            key="v_notes#r0",
+            task_id="v_notes",
+            instruction="write a note",
+            exit_reason=ExitReason.FINISHED,
+            finished=True,
+            rubrics=["a", "b"],
+            grader="code",
+            rubric_steps=[1, 3],
+            final_passed=[True, True],
+            actions=actions,
+            action_correct=[True, True, False, True],
+            reflection_correct=[True, False, True, True],
+            correctness_source="code",
+            totals=RunTotals(steps=4, seconds=12.0, model_calls=17, input_tokens=23456),
+            reference_operations=2,
+        ),
+    )
+
+
+def test_ui_evaluate_tab_rows_show_the_code_proxies_and_efficiency_as_the_report_does(tmp_path: Path) -> None:
+    from mae.eval.report import write_reports
+    from mae.ui.evaluate_tab import RESULT_COLUMNS, results_rows
+
+    _code_graded_run(tmp_path)
+    (row,) = results_rows(tmp_path)
+    cells = dict(zip(RESULT_COLUMNS, row, strict=True))
+    assert cells["AA"] == cells["RA"] == "not judged"  # the paper's AA/RA: nobody marked this run
+    assert cells["AA (code proxy) ↑"] == "75.0" and cells["RA (code proxy) ↑"] == "75.0"
+    assert cells["steps"] == "4.0" and cells["steps/ref ops"] == "2.00"
+    assert cells["model calls"] == "17.0" and cells["input tokens"] == "23456"
+    assert cells["s/task"] == "12.0" and cells["SS"] == "100.0" and cells["graded by"] == "code"
+    write_reports(tmp_path)  # the report's per-task row shows the same figures under the same names
+    report = (tmp_path / "report.md").read_text()
+    per_task = report.split("## Per task", 1)[1]
+    header, _, line = per_task.strip().splitlines()[:3]
+    report_cells = dict(zip(header.strip("| ").split(" | "), line.strip("| ").split(" | "), strict=True))
+    for name in ("SS", "AA", "RA", "AA (code proxy) ↑", "RA (code proxy) ↑", "steps", "steps/ref ops"):
+        assert report_cells[name] == cells[name], name
+    for name in ("model calls", "input tokens", "s/task"):
+        assert report_cells[name] == cells[name], name

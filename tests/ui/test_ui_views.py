@@ -311,3 +311,22 @@ def test_invalid_action_and_shortcut_steps_are_shown() -> None:
     html = timeline_html(fold(events))
     assert "C — no change" in html and "invalid action" in html and "mae-outcome-C" in html
     assert "Steps" in html and "Enter()" in html
+
+
+def test_step_cards_show_the_action_in_screen_pixels_with_the_models_text_labelled() -> None:
+    full = "Tap(900, 399) · model wrote Tap(640, 284) in its 768×1664 image"
+    events = [
+        Event("run_started", data={"task": "t", "max_steps": 5}),
+        stage(1, "operator", 1.0, {"text": "Tap(640, 284)", "shown": full, "frame": "in its 768×1664 image"}),
+        Event(
+            "action", step=1, data={"action": "Tap(900, 399)", "written": "Tap(640, 284)", "description": ""}
+        ),
+        stage(2, "decision", 1.0, {"thought": "t", "action": "Tap(640, 284)", "shown": full}),
+        stage(3, "v1_agent", 1.0, {"observation": "o", "thought": "t", "action": "Click text (Notes)"}),
+        stage(4, "operator", 1.0, {"text": "Back()"}),  # a trajectory written before the field existed
+    ]
+    html = timeline_html(fold(events))
+    assert "Step 1 — <code>Tap(900, 399)</code>" in html
+    assert html.count(full) == 2 and ">Tap(640, 284)<" not in html  # the model's text only labelled
+    assert "Click text (Notes)" in html and "Back()" in html
+    assert "in its 768×1664 image</span>" not in html.replace(full, "")  # the frame is not a row of its own
