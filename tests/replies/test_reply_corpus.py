@@ -244,7 +244,9 @@ def test_reply_fuzz_only_reply_problems_escape(agent: str, text: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# The parsing budget: the worst inputs each read in < 50 ms
+# The parsing budget: the worst inputs each read in < 50 ms, measured by
+# benchmarks/reply_parsing.py; here a bound ten times looser (a busy 2-core machine must not fail it)
+# still catches the super-linear blowups (catastrophic backtracking takes seconds).
 
 
 def _best_of_three(function: Callable[[str], Any], text: str) -> float:
@@ -263,9 +265,9 @@ def test_reply_parsing_budget(case: str) -> None:
     text = WORST[case]
     for agent in AGENTS:
         elapsed = _best_of_three(PARSERS[agent], text)
-        assert elapsed < 0.05, f"{agent} took {elapsed * 1000:.0f} ms on {case}"
+        assert elapsed < 0.5, f"{agent} took {elapsed * 1000:.0f} ms on {case}"
     for function in (strip_fence, extract_sections):
-        assert _best_of_three(function, text) < 0.05
+        assert _best_of_three(function, text) < 0.5
 
 
 if __name__ == "__main__":  # python -m tests.replies.test_reply_corpus: the figures for the closing note
