@@ -161,16 +161,20 @@ def _line_facts(line: str, index: int) -> list[Fact]:
     start = _BULLET.match(rest)
     body_start = start.end() if start else 0
     for match in _CAPITALISED.finditer(rest):
-        words = match.group(0).split()
+        whole = match.group(0).split()
+        while whole and (whole[-1].lower().strip("'’.&-") in _STOP_WORDS or whole[-1] in {"&", "of", "and"}):
+            whole.pop()
+        words = list(whole)
         while words and words[0].lower().strip("'’.&-") in _STOP_WORDS:
             words.pop(0)
-        while words and (words[-1].lower().strip("'’.&-") in _STOP_WORDS or words[-1] in {"&", "of", "and"}):
-            words.pop()
+        before = rest[: match.start()].rstrip(" \x00")
+        at_start = match.start() <= body_start or before.endswith((".", "!", "?", ",", ";", ":", "(", "-"))
+        followed = rest[match.end() :].lstrip().startswith(":")
+        if len(words) == 1 and len(whole) > 1 and words[0].isalpha() and (followed or not at_start):
+            words = whole  # "Best Buy:" or "on Best Buy": "Best" is part of the name
         if not words:
             continue
         name = " ".join(words).rstrip(".'’-")
-        at_start = match.start() <= body_start or rest[: match.start()].rstrip().endswith((".", "!", "?"))
-        followed = rest[match.end() :].lstrip().startswith(":")
         if len(words) == 1 and (len(name) < 3 or (at_start and not followed)):
             continue
         facts.append(Fact("name", name, normalise(name).strip(), index))
@@ -281,29 +285,43 @@ def _moved_values(
         if fact.kind in ANCHOR_KINDS:
             anchors_by_line.setdefault(fact.line, set()).add(normalise(fact.text))
     all_anchors = set().union(*anchors_by_line.values()) if anchors_by_line else set()
+    # an anchor on many lines (the shop every line starts with) says nothing about which item a value is for
+    counts = {a: sum(a in anchors for anchors in anchors_by_line.values()) for a in all_anchors}
+    common = {a for a, n in counts.items() if n > 1 and n * 2 > len(anchors_by_line)}
+    anchors_by_line = {i: (a - common) or a for i, a in anchors_by_line.items()}
     new_lines = new.splitlines()
+    line_holders = [_Holder(line) for line in new_lines]
     moved: list[Fact] = []
     bad_lines: set[int] = set()
     for fact in old_facts:
         own = anchors_by_line.get(fact.line)
         if fact.kind not in VALUE_KINDS or not own or accounted.holds(fact):
             continue
-        carriers = [i for i, line in enumerate(new_lines) if _Holder(line).holds(fact)]
+        carriers = [i for i, line_holder in enumerate(line_holders) if line_holder.holds(fact)]
         if not carriers:
             continue
         attached, elsewhere = False, []
         for i in carriers:
-            context = normalise(" ".join(new_lines[max(0, i - 1) : i + 1]))
+            here = normalise(new_lines[i])
+            named = any(a in here for a in all_anchors)
+            # a line naming no item belongs to the line above it (a heading and its figures)
+            context = here if named or i == 0 else normalise(new_lines[i - 1]) + here
             if any(a in context for a in own):
                 attached = True
                 break
-            here = normalise(new_lines[i])
-            if any(a in here for a in all_anchors - own):
+            others = all_anchors - common - _anchors_with(fact, old_facts, anchors_by_line)
+            if any(a in here for a in others):
                 elsewhere.append(i)
         if not attached and elsewhere and len(elsewhere) == len(carriers):
             moved.append(fact)
             bad_lines.update(elsewhere)
     return moved, sorted(bad_lines)
+
+
+def _anchors_with(value: Fact, old_facts: list[Fact], anchors_by_line: dict[int, set[str]]) -> set[str]:
+    """The anchors of every old line holding ``value`` (a value two items share is moved by neither)."""
+    lines = {f.line for f in old_facts if f.kind == value.kind and f.key == value.key}
+    return set().union(*(anchors_by_line.get(i, set()) for i in lines))
 
 
 def strip_sign_off(notes: str) -> str:
