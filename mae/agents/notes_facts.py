@@ -169,12 +169,12 @@ def _line_facts(line: str, index: int) -> list[Fact]:
             words.pop(0)
         before = rest[: match.start()].rstrip(" \x00")
         at_start = match.start() <= body_start or before.endswith((".", "!", "?", ",", ";", ":", "(", "-"))
-        followed = rest[match.end() :].lstrip().startswith(":")
+        followed = rest[match.end() :].lstrip(" \x00").startswith(":")
         if len(words) == 1 and len(whole) > 1 and words[0].isalpha() and (followed or not at_start):
             words = whole  # "Best Buy:" or "on Best Buy": "Best" is part of the name
         if not words:
             continue
-        name = " ".join(words).rstrip(".'’-")
+        name = re.sub(r"['’]s$", "", " ".join(words).rstrip(".'’-"))  # "Gangnam BBQ House's page"
         if len(words) == 1 and (len(name) < 3 or (at_start and not followed)):
             continue
         facts.append(Fact("name", name, normalise(name).strip(), index))
@@ -223,13 +223,22 @@ class _Holder:
     def holds(self, fact: Fact) -> bool:
         if (fact.kind, fact.key) in self.keys:
             return True
+        if fact.kind == "name" and len(words := fact.key.split()) >= 3:  # "Rollback Fresh Navel Oranges"
+            return any(f" {' '.join(part)} " in self.plain for part in (words, words[1:], words[:-1]))
         if fact.kind in ANCHOR_KINDS or fact.kind in {"url", "email"}:
             return normalise(fact.text) in self.plain
         if fact.kind == "time":
             return any(k == "time" and _same_time(fact.key, key) for k, key in self.keys)
         if fact.kind == "number":
             return _core(fact) in self.numbers
+        if fact.kind == "quantity":  # "4.0 stars" kept as "rated 4.0"
+            return ("number", _core(fact)) in self.keys
         return False
+
+
+def _is_fact(fact: Fact) -> bool:
+    """A single capitalised word ("Maps", "Walmart") ties figures to an item but is no fact on its own."""
+    return fact.kind != "name" or " " in fact.key
 
 
 def _core(fact: Fact) -> str:
@@ -269,7 +278,7 @@ def find_losses(old: str, new: str, dropped: str = "") -> Loss:
     holder = _Holder(new)
     accounted = _Holder(dropped)
     old_facts = extract_facts(old)
-    lost = [f for f in old_facts if not holder.holds(f) and not accounted.holds(f)]
+    lost = [f for f in old_facts if _is_fact(f) and not holder.holds(f) and not accounted.holds(f)]
     moved, moved_lines = _moved_values(old, old_facts, new, holder, accounted)
     lost_keys = {(f.kind, f.key, f.line) for f in lost}
     lost.extend(f for f in moved if (f.kind, f.key, f.line) not in lost_keys)
@@ -280,48 +289,73 @@ def find_losses(old: str, new: str, dropped: str = "") -> Loss:
 def _moved_values(
     old: str, old_facts: list[Fact], new: str, holder: _Holder, accounted: _Holder
 ) -> tuple[list[Fact], list[int]]:
+    """Values that every new line holding them ties to another item than the old lines that held them.
+
+    Where a value stands in a new line, each old line is scored by the item names it shares with the
+    text before the value: a name weighs less the more old lines it is on (the shop every line starts
+    with tells little) and the further it stands from the value (a line may list several items). A value
+    with no name before it belongs to the names after it; a line naming nothing belongs to the line
+    above it (a heading and its figures)."""
     anchors_by_line: dict[int, set[str]] = {}
     for fact in old_facts:
         if fact.kind in ANCHOR_KINDS:
-            anchors_by_line.setdefault(fact.line, set()).add(normalise(fact.text))
-    all_anchors = set().union(*anchors_by_line.values()) if anchors_by_line else set()
-    # an anchor on many lines (the shop every line starts with) says nothing about which item a value is for
-    counts = {a: sum(a in anchors for anchors in anchors_by_line.values()) for a in all_anchors}
-    common = {a for a, n in counts.items() if n > 1 and n * 2 > len(anchors_by_line)}
-    anchors_by_line = {i: (a - common) or a for i, a in anchors_by_line.items()}
-    new_lines = new.splitlines()
-    line_holders = [_Holder(line) for line in new_lines]
+            anchors_by_line.setdefault(fact.line, set()).add(normalise(fact.text).strip())
+    counts: dict[str, int] = {}
+    for anchors in anchors_by_line.values():
+        for anchor in anchors:
+            counts[anchor] = counts.get(anchor, 0) + 1
     moved: list[Fact] = []
     bad_lines: set[int] = set()
+    new_lines = new.splitlines()
+
+    def named(prefix: str) -> list[tuple[int, int, str]]:
+        """Where each anchor last stands in ``prefix`` (normalised), as spans; "class" inside "class c3
+        series oled" is that longer name, not a name of its own."""
+        found: list[tuple[int, int, str]] = []
+        for anchor in counts:
+            at = prefix.rfind(f" {anchor}")
+            if at >= 0 and prefix[at + len(anchor) + 1 : at + len(anchor) + 2] in ("", " "):
+                found.append((at + 1, at + 1 + len(anchor), anchor))
+        return [f for f in found if not any(o != f and o[0] <= f[0] and f[1] <= o[1] for o in found)]
+
+    def owners(line: str, end: int) -> set[int]:
+        """The old lines the text of ``line`` before ``end`` names most closely."""
+        prefix = normalise(line[:end]).rstrip()
+        scores: dict[int, float] = {}
+        for _start, stop, anchor in named(prefix):
+            weight = 1 / counts[anchor] / (1 + (len(prefix) - stop) / 10)
+            for n, anchors in anchors_by_line.items():
+                if anchor in anchors:
+                    scores[n] = scores.get(n, 0.0) + weight
+        best = max(scores.values(), default=0.0)
+        return {n for n, score in scores.items() if best > 0 and score >= best - 1e-9}
+
+    line_owners: list[set[int]] = []
+    for i, line in enumerate(new_lines):
+        mine = owners(line, len(line))
+        line_owners.append(mine or (line_owners[i - 1] if i else set()))
     for fact in old_facts:
-        own = anchors_by_line.get(fact.line)
-        if fact.kind not in VALUE_KINDS or not own or accounted.holds(fact):
+        if fact.kind not in VALUE_KINDS or fact.line not in anchors_by_line or accounted.holds(fact):
             continue
-        carriers = [i for i, line_holder in enumerate(line_holders) if line_holder.holds(fact)]
-        if not carriers:
-            continue
-        attached, elsewhere = False, []
-        for i in carriers:
-            here = normalise(new_lines[i])
-            named = any(a in here for a in all_anchors)
-            # a line naming no item belongs to the line above it (a heading and its figures)
-            context = here if named or i == 0 else normalise(new_lines[i - 1]) + here
-            if any(a in context for a in own):
-                attached = True
-                break
-            others = all_anchors - common - _anchors_with(fact, old_facts, anchors_by_line)
-            if any(a in here for a in others):
-                elsewhere.append(i)
-        if not attached and elsewhere and len(elsewhere) == len(carriers):
+        holding = {f.line for f in old_facts if f.kind == fact.kind and f.key == fact.key}
+        carriers: list[tuple[int, set[int]]] = []
+        for i, line in enumerate(new_lines):
+            for found in _line_facts(line, i):
+                if _Holder(found.text).holds(fact):
+                    end = line.find(found.text)
+                    tied = owners(line, end) or line_owners[i]  # "open past 11 PM: Gangnam BBQ House"
+                    carriers.append((i, tied))
+        own = {a for n in holding for a in anchors_by_line.get(n, set()) if counts[a] == 1}
+        # moved: every line holding the value names other items, and no name only its old lines had
+        if carriers and all(
+            tied
+            and not tied & holding
+            and not {a for _, _, a in named(normalise(new_lines[i]).rstrip())} & own
+            for i, tied in carriers
+        ):
             moved.append(fact)
-            bad_lines.update(elsewhere)
+            bad_lines.update(i for i, _ in carriers)
     return moved, sorted(bad_lines)
-
-
-def _anchors_with(value: Fact, old_facts: list[Fact], anchors_by_line: dict[int, set[str]]) -> set[str]:
-    """The anchors of every old line holding ``value`` (a value two items share is moved by neither)."""
-    lines = {f.line for f in old_facts if f.kind == value.kind and f.key == value.key}
-    return set().union(*(anchors_by_line.get(i, set()) for i in lines))
 
 
 def strip_sign_off(notes: str) -> str:
