@@ -236,6 +236,17 @@ class _Holder:
         return False
 
 
+def _same_value(fact: Fact, found: Fact) -> bool:
+    """``found`` (a value of the new notes) is ``fact`` (a value of the old ones) in another spelling."""
+    if fact.kind == found.kind and fact.key == found.key:
+        return True
+    if fact.kind == "time" == found.kind:
+        return _same_time(fact.key, found.key)
+    if fact.kind == "number" or (fact.kind == "quantity" and found.kind == "number"):
+        return _core(fact) == _core(found)
+    return False
+
+
 def _is_fact(fact: Fact) -> bool:
     """A single capitalised word ("Maps", "Walmart") ties figures to an item but is no fact on its own."""
     return fact.kind != "name" or " " in fact.key
@@ -330,6 +341,10 @@ def _moved_values(
         best = max(scores.values(), default=0.0)
         return {n for n, score in scores.items() if best > 0 and score >= best - 1e-9}
 
+    new_facts = [
+        [f for f in _line_facts(line, i) if f.kind in VALUE_KINDS] for i, line in enumerate(new_lines)
+    ]
+    tied_at: dict[tuple[int, int], set[int]] = {}
     line_owners: list[set[int]] = []
     for i, line in enumerate(new_lines):
         mine = owners(line, len(line))
@@ -340,11 +355,12 @@ def _moved_values(
         holding = {f.line for f in old_facts if f.kind == fact.kind and f.key == fact.key}
         carriers: list[tuple[int, set[int]]] = []
         for i, line in enumerate(new_lines):
-            for found in _line_facts(line, i):
-                if _Holder(found.text).holds(fact):
+            for found in new_facts[i]:
+                if _same_value(fact, found):
                     end = line.find(found.text)
-                    tied = owners(line, end) or line_owners[i]  # "open past 11 PM: Gangnam BBQ House"
-                    carriers.append((i, tied))
+                    if (i, end) not in tied_at:
+                        tied_at[i, end] = owners(line, end) or line_owners[i]  # "past 11 PM: Gangnam BBQ"
+                    carriers.append((i, tied_at[i, end]))
         own = {a for n in holding for a in anchors_by_line.get(n, set()) if counts[a] == 1}
         # moved: every line holding the value names other items, and no name only its old lines had
         if carriers and all(

@@ -98,8 +98,9 @@ def test_notes_consolidation_corpus(case: Case) -> None:
 
 def test_notes_facts_are_found_in_the_forms_models_write() -> None:
     line = (
-        "- Walmart: Ninja Foodi 8 Qt Air Fryer, DZ201; 4.7 stars (12,450), $1,144.00, Was $179; open until 11 PM; "
-        '(217) 555-0187; "The Last Orchard"; see https://www.walmart.com/ip/1 or ask help@walmart.com'
+        "- Walmart: Ninja Foodi 8 Qt Air Fryer, DZ201; 4.7 stars (12,450), $1,144.00, Was $179; "
+        'open until 11 PM; (217) 555-0187; "The Last Orchard"; '
+        "see https://www.walmart.com/ip/1 or ask help@walmart.com"
     )
     kinds = {(f.kind, f.key) for f in extract_facts(line)}
     assert {
