@@ -190,7 +190,7 @@ class ScriptedModel:
         if agent == "operator":
             self.operator_calls += 1
             down = self.operator_calls % 2
-            y1, y2 = (1800, 700) if down else (700, 1800)
+            y1, y2 = (1400, 500) if down else (500, 1400)  # on screen at 768x1664 and 1080x2340
             action = {"name": "Swipe", "arguments": {"x1": 540, "y1": y1, "x2": 540, "y2": y2}}
             return (
                 f"### Thought ###\nNext.\n### Action ###\n{json.dumps(action)}\n### Description ###\nScroll."
@@ -204,14 +204,23 @@ class ScriptedModel:
         return None
 
     def consolidate(self, text: str) -> str:
-        """Keeps the cheapest result found and the five latest (a scripted stand-in for a model)."""
+        """Keeps the cheapest result found and the five latest, and names the rest under ### Dropped ###
+        as the prompt asks (a scripted stand-in for a model)."""
         lines = [line for line in _section(text, "Current Important Notes").splitlines() if line.strip()]
-        facts = [line for line in lines if line.startswith("- Result")]
+        facts = [line for line in lines if line.startswith(("- Result", "Cheapest so far: Result"))]
         prices = [(float(m.group(1)), line) for line in facts if (m := re.search(r"\$(\d+\.\d+)", line))]
         cheapest = min(prices)[1] if prices else ""
-        kept = [f"Cheapest so far: {cheapest[2:]}"] if cheapest else []
-        kept += [line for line in facts[-5:] if line != cheapest]
-        return "### Important Notes ###\n" + "\n".join(kept)
+        label = cheapest.removeprefix("Cheapest so far: ").removeprefix("- ")
+        kept = [f"Cheapest so far: {label}"] if cheapest else []
+        kept += [line for line in facts[-5:] if line != cheapest and line.removeprefix("- ") != label]
+        dropped = [f"{line.removeprefix('- ')}: not the cheapest" for line in facts if line not in kept]
+        dropped = [line for line in dropped if not line.startswith(("Cheapest", label))]
+        return (
+            "### Important Notes ###\n"
+            + "\n".join(kept)
+            + "\n### Dropped ###\n"
+            + ("\n".join(dropped) or "None")
+        )
 
     def notetaker(self, text: str) -> str:
         self.notes_calls += 1

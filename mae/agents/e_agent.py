@@ -141,6 +141,8 @@ class MobileAgentE:
             )
             if shorter.value is not None:
                 memory.notes = shorter.value.notes
+                if shorter.value.restored:
+                    run.emit("warning", message=notes_budget.restored_warning(shorter.value))
         return None
 
     @staticmethod

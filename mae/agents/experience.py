@@ -31,8 +31,9 @@ from mae.agents.prompting import render_prompt
 from mae.errors import ExitReason
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
+from mae.memory.edits import Change
 from mae.memory.limits import MAX_STORE_SHORTCUTS, MAX_STORE_TIPS, MAX_TIP_CHARS, trim_shortcut_text
-from mae.memory.longterm import Change, MemoryState, MemoryStore, UsagePolicy
+from mae.memory.longterm import MemoryState, MemoryStore, UsagePolicy
 from mae.memory.shortcuts import (
     Rejection,
     check_shortcut,

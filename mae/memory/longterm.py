@@ -33,17 +33,16 @@ import logging
 import re
 import shlex
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
-from mae.actions.registry import Shortcut
 from mae.errors import MemoryStoreError
+from mae.memory import edits
 from mae.memory.atomic import DirectoryLock, append_line, atomic_write_text, remove_stale_temp_files
-from mae.memory.limits import MAX_IMPORT_BYTES, MAX_STORE_SHORTCUTS, tip_problem
+from mae.memory.edits import Change, Mutation
 from mae.memory.models import (
     FORMAT,
     HistoryEntry,
@@ -65,29 +64,18 @@ from mae.memory.pruning import (
     record_run_start,
     versions_to_delete,
 )
-from mae.memory.shortcuts import (
-    Rejection,
-    ShortcutsFileError,
-    check_shortcut,
-    dump_shortcuts,
-    parse_shortcuts_text,
-    same_definition,
-    shortcut_entries,
-)
+from mae.memory.shortcuts import Rejection, dump_shortcuts
 from mae.memory.snapshots import OBJECTS_DIR
 from mae.memory.snapshots import read_version as read_snapshot
 from mae.memory.snapshots import write_version as write_snapshot
-from mae.memory.tips import normalize_tips, split_tips
 
 __all__ = [
     "FORMAT",
     "SHORTCUTS_FILE",
     "TIPS_FILE",
-    "Change",
     "HistoryEntry",
     "MemoryState",
     "MemoryStore",
-    "Mutation",
     "ShortcutFailure",
     "ShortcutStatus",
     "ShortcutUsage",
@@ -106,16 +94,6 @@ _VERSION_NAME = re.compile(r"^(\d+)\.json$")
 
 
 @dataclass
-class Change:
-    """What an update did, for the history: one line per change, refused proposals, problems met."""
-
-    summary: str
-    changes: list[str] = field(default_factory=list)
-    rejected: list[Rejection] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-
-@dataclass
 class UpdateResult:
     """The memory after an update, the version it created (None if nothing changed) and the report."""
 
@@ -126,10 +104,6 @@ class UpdateResult:
     @property
     def changed(self) -> bool:
         return self.version is not None
-
-
-Mutation = Callable[[MemoryState], Change]
-"""Edits a copy of the current memory in place and says what it did."""
 
 
 class MemoryStore:
@@ -448,33 +422,14 @@ class MemoryStore:
                 )
             )
 
-    # ------------------------------------------------------------------ edits
+    # ------------------------------------------------------------------ edits (built in mae.memory.edits)
 
     def set_tips(self, text: str, *, author: str = "user") -> UpdateResult:
         """Replace the Tips with ``text`` (a numbered list, one tip per item)."""
-        tips = normalize_tips(text)
-        if not tips:
-            raise MemoryStoreError(
-                "the Tips are empty; give at least one tip (`memory reset` restores the initial ones)"
-            )
-        problem = tip_problem(split_tips(tips))
-        if problem:
-            raise MemoryStoreError(f"the Tips were not saved: {problem}")
-
-        def mutate(state: MemoryState) -> Change:
-            changed = state.tips != tips
-            state.tips = tips
-            return Change("Tips edited", [f"Tips replaced ({len(split_tips(tips))} tips)"] if changed else [])
-
-        return self.update(mutate, author=author)
+        return self.update(edits.set_tips(text), author=author)
 
     def put_shortcuts(
-        self,
-        data: Any,
-        *,
-        author: str = "user",
-        mode: Literal["merge", "replace"] = "merge",
-        source: str = "",
+        self, data: Any, *, author: str = "user", mode: edits.ShortcutsMode = "merge", source: str = ""
     ) -> UpdateResult:
         """Validate and store Shortcuts from a parsed JSON document (keyed object, list or one object).
 
@@ -483,60 +438,27 @@ class MemoryStore:
         refused with the reason; they never remove or alter the stored Shortcut of that name. A new
         definition of an existing name starts its usage counts afresh (the old one stays in history).
         """
-        try:
-            entries = shortcut_entries(data)
-        except ShortcutsFileError as exc:
-            raise MemoryStoreError(f"{source or 'the Shortcuts'}: {exc}") from None
-        checked = [check_shortcut(value, key=key, source=source) for key, value in entries]
-        return self.update(lambda state: _apply_shortcuts(state, checked, mode), author=author)
+        return self.update(edits.put_shortcuts(data, mode=mode, source=source), author=author)
 
     def put_shortcuts_json(
         self,
         text: str,
         *,
         author: str = "user",
-        mode: Literal["merge", "replace"] = "replace",
+        mode: edits.ShortcutsMode = "replace",
         source: str = "editor",
     ) -> UpdateResult:
         """``put_shortcuts`` from JSON text (the UI's editor); ``MemoryStoreError`` if it is not JSON."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise MemoryStoreError(
-                f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-                "nothing changed"
-            ) from None
-        except (RecursionError, ValueError):
-            raise MemoryStoreError(
-                f"{source}: nested too deeply or holds numbers too long to read; nothing changed"
-            ) from None
+        data = edits.shortcuts_json(text, source=source)
         return self.put_shortcuts(data, author=author, mode=mode, source=source)
 
     def delete_shortcut(self, name: str, *, author: str = "user") -> UpdateResult:
         """Remove one Shortcut (it stays in earlier versions)."""
-
-        def mutate(state: MemoryState) -> Change:
-            if name not in state.shortcuts:
-                raise MemoryStoreError(_unknown_shortcut(name, state))
-            del state.shortcuts[name]
-            state.usage.pop(name, None)
-            return Change(f"Shortcut {name} deleted", [f"removed {name}"])
-
-        return self.update(mutate, author=author)
+        return self.update(edits.delete_shortcut(name), author=author)
 
     def reinstate_shortcut(self, name: str, *, author: str = "user") -> UpdateResult:
         """Clear a flagged or withheld Shortcut's failure streak so the Operator may use it again."""
-
-        def mutate(state: MemoryState) -> Change:
-            if name not in state.shortcuts:
-                raise MemoryStoreError(_unknown_shortcut(name, state))
-            usage = state.usage_of(name)
-            if usage.failure_streak == 0:
-                return Change(f"Shortcut {name} was not flagged")
-            usage.failure_streak = 0
-            return Change(f"Shortcut {name} reinstated", [f"failure streak of {name} cleared"])
-
-        return self.update(mutate, author=author)
+        return self.update(edits.reinstate_shortcut(name), author=author)
 
     def import_files(
         self, *, tips: Path | None = None, shortcuts: Path | None = None, author: str = "import"
@@ -547,34 +469,7 @@ class MemoryStore:
         Both files are read before anything changes: an unreadable file or one that is not JSON at all
         raises ``MemoryStoreError`` and the memory is left as it was.
         """
-        if tips is None and shortcuts is None:
-            raise MemoryStoreError("nothing to import: give a Tips file, a Shortcuts file, or both")
-        tips_text = normalize_tips(_read_file(tips)) if tips is not None else None
-        if tips_text == "":
-            raise MemoryStoreError(f"{tips} holds no Tips; nothing imported")
-        problem = tip_problem(split_tips(tips_text)) if tips_text else None
-        if problem:
-            raise MemoryStoreError(f"{tips}: {problem}; nothing imported")
-        checked: list[Shortcut | Rejection] = []
-        if shortcuts is not None:
-            try:
-                entries = parse_shortcuts_text(_read_file(shortcuts))
-            except ShortcutsFileError as exc:
-                raise MemoryStoreError(f"{shortcuts}: {exc}; nothing imported") from None
-            checked = [check_shortcut(value, key=key, source=str(shortcuts)) for key, value in entries]
-
-        def mutate(state: MemoryState) -> Change:
-            change = Change("imported " + " and ".join(str(p) for p in (tips, shortcuts) if p is not None))
-            if tips_text is not None and tips_text != state.tips:
-                state.tips = tips_text
-                change.changes.append(f"Tips replaced from {tips} ({len(split_tips(tips_text))} tips)")
-            if shortcuts is not None:
-                merged = _apply_shortcuts(state, checked, "merge")
-                change.changes.extend(merged.changes)
-                change.rejected.extend(merged.rejected)
-            return change
-
-        return self.update(mutate, author=author)
+        return self.update(edits.import_files(tips, shortcuts), author=author)
 
     def export(self, out_dir: Path, *, version: int | None = None) -> list[Path]:
         """Write ``tips.txt`` and ``shortcuts.json`` (the paper's formats) into ``out_dir``."""
@@ -593,36 +488,11 @@ class MemoryStore:
 
         Usage counts of Shortcuts whose definition is unchanged are kept (they describe that definition).
         """
-        target = self.load_version(version)
-
-        def mutate(state: MemoryState) -> Change:
-            usage = {
-                name: state.usage[name]
-                for name, shortcut in target.shortcuts.items()
-                if name in state.usage
-                and name in state.shortcuts
-                and same_definition(shortcut, state.shortcuts[name])
-            }
-            state.tips = target.tips
-            state.shortcuts = {n: s.model_copy(deep=True) for n, s in target.shortcuts.items()}
-            state.usage = usage
-            return Change(
-                f"rolled back to version {version}", [f"Tips and Shortcuts of version {version} restored"]
-            )
-
-        return self.update(mutate, author=author)
+        return self.update(edits.rollback(self.load_version(version), version), author=author)
 
     def reset(self, *, author: str = "user") -> UpdateResult:
         """Start again from the initial Tips and Shortcuts, as a new version (history is kept)."""
-        initial = initial_state()
-
-        def mutate(state: MemoryState) -> Change:
-            state.tips = initial.tips
-            state.shortcuts = initial.shortcuts
-            state.usage = {}
-            return Change("reset to the initial Tips and Shortcuts", ["initial Tips and Shortcuts restored"])
-
-        return self.update(mutate, author=author, from_scratch=True)
+        return self.update(edits.reset(), author=author, from_scratch=True)
 
 
 def _span(numbers: list[int]) -> str:
@@ -644,53 +514,3 @@ def _validated(path: Path, data: dict[str, Any]) -> MemoryState:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise MemoryStoreError(f"{path} is not a valid memory snapshot ({where}: {first['msg']})") from None
-
-
-def _unknown_shortcut(name: str, state: MemoryState) -> str:
-    return f"there is no Shortcut named {name!r}; known: {', '.join(state.shortcuts) or 'none'}"
-
-
-def _read_file(path: Path) -> str:
-    try:
-        size = path.stat().st_size
-        if size > MAX_IMPORT_BYTES:
-            raise MemoryStoreError(
-                f"{path} is {size / 2**20:,.0f} MiB; a memory file may have at most "
-                f"{MAX_IMPORT_BYTES // 2**20} MiB: split it or remove old entries; nothing imported"
-            )
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MemoryStoreError(f"{path} does not exist; nothing imported") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MemoryStoreError(f"cannot read {path} ({exc}); nothing imported") from None
-
-
-def _apply_shortcuts(state: MemoryState, checked: list[Shortcut | Rejection], mode: str) -> Change:
-    change = Change("Shortcuts edited" if mode == "replace" else "Shortcuts imported")
-    kept: set[str] = set()
-    for item in checked:
-        if isinstance(item, Rejection):
-            change.rejected.append(item)
-            kept.add(item.name)
-            continue
-        if item.name in kept:
-            change.rejected.append(Rejection(name=item.name, reason="given twice; the first one was used"))
-            continue
-        kept.add(item.name)
-        old = state.shortcuts.get(item.name)
-        if old is not None and same_definition(old, item):
-            continue
-        state.shortcuts[item.name] = item
-        state.usage.pop(item.name, None)
-        change.changes.append(f"{'replaced' if old is not None else 'added'} {item.name}")
-    if mode == "replace":
-        for name in [n for n in state.shortcuts if n not in kept]:
-            del state.shortcuts[name]
-            state.usage.pop(name, None)
-            change.changes.append(f"removed {name}")
-    if len(state.shortcuts) > MAX_STORE_SHORTCUTS:
-        raise MemoryStoreError(
-            f"the memory would hold {len(state.shortcuts):,} Shortcuts; it keeps at most "
-            f"{MAX_STORE_SHORTCUTS:,}: remove some first; nothing changed"
-        )
-    return change

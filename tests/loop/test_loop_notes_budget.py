@@ -72,3 +72,23 @@ def test_notes_consolidation_replies_are_read_tolerantly_and_checked() -> None:
             assert problem in exc.message
         else:
             raise AssertionError(f"accepted {reply[:40]!r}")
+
+
+def test_loop_consolidation_that_loses_a_price_is_repaired_and_logged(
+    run: RunFn, fake_server: FakeModelServer
+) -> None:
+    # the model keeps only the key fact, drops every step's price silently, and does so again when told
+    script, _ = growing_notes(KEY_FACT)
+    fake_server.responder = script
+    result, events = run("Find the cheapest air fryer and note its price")
+    assert result.finished, result.message
+    consolidations = [r for r in fake_server.requests_for("notetaker") if "Current Important Notes" in r.text]
+    retries = [r for r in consolidations if "the notes lost facts the old notes held" in r.text]
+    assert retries, "a reply that lost facts got the corrective retry naming them"
+    assert "$101.00" in retries[0].text
+    notes = result.memory.notes
+    assert KEY_FACT in notes and "$101.00" in notes and "$102.00" in notes, notes
+    for line in notes.splitlines():
+        assert notes.splitlines().count(line) == 1, f"put back twice: {line}"
+    warnings = [e for e in events if e.type == "warning" and "consolidated notes lost" in str(e.data)]
+    assert warnings, "the run log says which facts were put back"

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mae.memory.longterm import Change, MemoryState, MemoryStore
+from mae.memory.edits import Change
+from mae.memory.longterm import MemoryState, MemoryStore
 
 ROUNDS = 60
 PAYLOAD = 200_000

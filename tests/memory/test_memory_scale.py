@@ -92,14 +92,14 @@ def test_memory_import_refuses_files_and_stores_past_the_limits(
     store = MemoryStore(tmp_path / "memory")
     tips = tmp_path / "tips.txt"
     tips.write_text(numbered(30), encoding="utf-8")
-    monkeypatch.setattr("mae.memory.longterm.MAX_IMPORT_BYTES", 100)
+    monkeypatch.setattr("mae.memory.edits.MAX_IMPORT_BYTES", 100)
     with pytest.raises(MemoryStoreError, match="a memory file may have at most 0 MiB: split it"):
         store.import_files(tips=tips)
-    monkeypatch.setattr("mae.memory.longterm.MAX_IMPORT_BYTES", 10_000_000)
+    monkeypatch.setattr("mae.memory.edits.MAX_IMPORT_BYTES", 10_000_000)
     monkeypatch.setattr("mae.memory.limits.MAX_STORE_TIPS", 20)
     with pytest.raises(MemoryStoreError, match="it has 30 tips; the memory keeps at most 20"):
         store.import_files(tips=tips)
-    monkeypatch.setattr("mae.memory.longterm.MAX_STORE_SHORTCUTS", 5)
+    monkeypatch.setattr("mae.memory.edits.MAX_STORE_SHORTCUTS", 5)
     with pytest.raises(MemoryStoreError, match="would hold 11 Shortcuts; it keeps at most 5"):
         store.put_shortcuts(shortcuts(10))
     assert store.versions() == []

@@ -14,7 +14,8 @@ from mae.actions.registry import Shortcut
 from mae.cli import main
 from mae.errors import MemoryStoreError
 from mae.memory import snapshots
-from mae.memory.longterm import Change, MemoryState, MemoryStore
+from mae.memory.edits import Change
+from mae.memory.longterm import MemoryState, MemoryStore
 from mae.memory.shortcuts import shortcut_to_json
 
 

@@ -145,7 +145,7 @@ def test_memory_concurrent_writers_never_lose_an_update(tmp_path: Path) -> None:
             for round_ in range(5):
 
                 def mutate(state: MemoryState, tag: str = f"{index}-{round_}") -> object:
-                    from mae.memory.longterm import Change
+                    from mae.memory.edits import Change
 
                     state.tips += f"{len(split_tips(state.tips)) + 1}. tip {tag}\n"
                     return Change(f"tip {tag}", [f"added tip {tag}"])
@@ -205,7 +205,7 @@ def test_memory_reinstate_and_delete(tmp_path: Path) -> None:
     store.put_shortcuts({"Search_In_App": SEARCH})
 
     def fail_three(state: MemoryState) -> object:
-        from mae.memory.longterm import Change
+        from mae.memory.edits import Change
 
         for _ in range(3):
             state.usage_of("Search_In_App").record(False)

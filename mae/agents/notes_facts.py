@@ -1,0 +1,408 @@
+"""Facts in the Notetaker's notes, found without a model, so that a consolidation cannot lose them.
+
+When the notes pass their budget the Notetaker rewrites them shorter (``mae.agents.notes_budget``). A
+model can drop a price, cut a name short or attach a number to the wrong item while doing so. This
+module finds the facts a later step may type or compare (prices, phone numbers, times, numbers with
+units, ratings, plain numbers with a decimal point or three or more digits, URLs, e-mail addresses,
+quoted text, names written in capitals, model codes such as ``DZ201``), and checks which of the old
+notes' facts the new notes no longer hold:
+
+- a fact is *kept* when the new notes (or the reply's ``### Dropped ###`` list of facts the request no
+  longer needs) hold it in any spelling that means the same: ``$144`` keeps ``$144.00``, ``11:00 PM``
+  keeps ``11 PM``, ``217-555-0187`` keeps ``(217) 555-0187``, ``Gangnam bbq house`` keeps
+  ``Gangnam BBQ House``;
+- a value is *moved* when every new line that holds it names another item of the old notes and none of
+  the items its old line named (two prices swapped between two shops): it counts as lost, and the new
+  lines that carry it are dropped by ``repair``.
+
+``repair`` puts the old lines holding lost facts back (long lines cut to the clauses holding them),
+each once, after the new notes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+FactKind = Literal["url", "email", "price", "phone", "time", "quantity", "number", "quoted", "name", "code"]
+VALUE_KINDS = frozenset({"price", "phone", "time", "quantity", "number"})
+"""Kinds that describe an item; names, codes and quoted text identify one."""
+ANCHOR_KINDS = frozenset({"name", "code", "quoted"})
+MAX_LINE_CHARS = 200
+"""An old line longer than this is put back as the clauses that hold its lost facts."""
+
+_UNITS = {
+    "qt": "qt", "quart": "qt", "quarts": "qt", "gb": "gb", "tb": "tb", "mb": "mb", "ghz": "ghz",
+    "hz": "hz", "inch": "in", "inches": "in", "in": "in", '"': "in", "mi": "mi", "mile": "mi",
+    "miles": "mi", "km": "km", "m": "m", "ft": "ft", "min": "min", "mins": "min", "minute": "min",
+    "minutes": "min", "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "h": "h", "star": "stars",
+    "stars": "stars", "review": "reviews", "reviews": "reviews", "ratings": "reviews", "rating": "reviews",
+    "%": "%", "percent": "%", "lb": "lb", "lbs": "lb", "pound": "lb", "pounds": "lb", "oz": "oz",
+    "kg": "kg", "g": "g", "fps": "fps", "mp": "mp", "mah": "mah", "w": "w", "k": "k", "million": "m",
+    "m+": "m", "likes": "likes", "like": "likes", "views": "views", "citations": "citations",
+    "cited": "citations", "copies": "copies", "nights": "nights", "night": "nights", "people": "people",
+    "guests": "people", "seats": "seats", "calories": "cal", "cal": "cal", "servings": "servings",
+    "days": "days", "day": "days", "weeks": "weeks", "mph": "mph", "kph": "kph", "x": "x",
+}  # fmt: skip
+_STOP_WORDS = frozenset(
+    " ".join(
+        [
+            "a an and the this that these those it its i we you he she they my our your of on in at to for",
+            "from by with as or but if then so also next now here there yes no none not step steps result",
+            "results price prices cost costs rating ratings rated review reviews note notes hours hour phone",
+            "address total cheapest best lowest highest top cheaper open opened opens closed closes close",
+            "checked check found tapped searched search dismissed typed scrolled saw seen went go back home",
+            "task plan progress important current summary positive negative mixed sponsored sale deal deals",
+            "was is are sold shop stars star item items option options chosen chose choice picked pick keep",
+            "kept dropped ruled out still need needs needed later first second third last other others only",
+            "all some many few page screen list app apps new added add write wrote tomorrow today tonight",
+            "monday tuesday wednesday thursday friday saturday sunday january february march april may june",
+            "july august september october november december am pm",
+        ]
+    ).split()
+)
+"""Capitalised words that start a sentence or label a value rather than name an item."""
+_URL = re.compile(
+    r"(?:https?://|www\.)[^\s<>()\"']+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|edu|gov|co|ai|app|dev|us|uk)"
+    r"(?:/[^\s<>()\"']*)?",
+    re.IGNORECASE,
+)
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_PRICE = re.compile(
+    rf"(?:(?P<sym>[$€£¥₹]|\b(?:USD|EUR|GBP|CAD|AUD)\s?)\s?(?P<num>{_NUM})(?P<mult>\s?[kKmM]\b)?"
+    rf"|(?P<num2>{_NUM})\s?(?P<word>dollars|usd|euros?|eur)\b)",
+    re.IGNORECASE,
+)
+_PHONE = re.compile(r"(?<![\w.])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])?\d{3}[\s.-]\d{4}(?![\w])")
+_TIME = re.compile(
+    r"(?<![\d:.,])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s?(?P<ap>[ap]\.?\s?m\.?)(?![a-z])|(?<![\d:.,$])(?P<h2>\d{1,2}):(?P<m2>\d{2})(?![\d:])",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(
+    rf"(?<![\w.,])(?P<num>{_NUM})(?:\s?-\s?|\s?)(?P<unit>"
+    + "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+    + r")(?![\w])",
+    re.IGNORECASE,
+)
+_RATIO = re.compile(r"(?<![\w.])(?P<a>\d+(?:\.\d+)?)\s?/\s?(?P<b>\d+)(?![\w.])")
+_NUMBER = re.compile(
+    r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])\d+\.\d+(?![\w])|(?<![\w.])\d{3,}(?![\w])"
+)
+_QUOTED = re.compile(
+    r"\"([^\"\n]{2,120})\"|“([^”\n]{2,120})”|(?<![\w])'([^'\n]{2,120})'(?![\w])|«([^»\n]{2,120})»"
+)
+_CODE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w-])")
+_CAPITALISED = re.compile(
+    r"(?<![\w'’])(?:[A-Z][\w'’&.-]*|\d+[A-Za-z][\w-]*)"
+    r"(?:(?:\s+|\s*&\s*)(?:(?:of|and|the|de|la|du|del|in|on|for|at|&)\s+)?(?:[A-Z][\w'’&.-]*|[A-Z0-9][\w-]*\d[\w-]*))*"
+)
+_BULLET = re.compile(r"^\s*(?:[-*•·]+|\d+[.)]|[a-z][.)])\s+")
+_SIGN_OFF = re.compile(
+    r"^\s*(?:let me know|i hope|hope this|feel free|is there anything|these (?:consolidated )?notes|"
+    r"the notes above|i(?:'ve| have) (?:kept|merged|removed|consolidated)|note:)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact as written (``text``), its canonical form (``key``) and the line it is on (0-based)."""
+
+    kind: FactKind
+    text: str
+    key: str
+    line: int
+
+
+def _number(text: str) -> str:
+    """``1,299.00`` -> ``1299``; ``4.50`` -> ``4.5`` (the same number however it is written)."""
+    value = text.replace(",", "")
+    if "." in value:
+        value = value.rstrip("0").rstrip(".")
+    return value.lstrip("0") or "0"
+
+
+def normalise(text: str) -> str:
+    """Lower case, every run of characters other than letters and digits one space."""
+    return " " + " ".join(re.findall(r"[^\W_]+", text.lower())) + " "
+
+
+def _blank(line: str, start: int, end: int) -> str:
+    """``line`` with a span read already made unreadable (and a boundary no name runs across)."""
+    return line[:start] + "\x00" * (end - start) + line[end:]
+
+
+def _line_facts(line: str, index: int) -> list[Fact]:
+    """The facts of one line; each span is read once, in order of how specific its pattern is."""
+    facts: list[Fact] = []
+    rest = line
+
+    def take(kind: FactKind, pattern: re.Pattern[str], key_of: Callable[[re.Match[str]], str]) -> None:
+        nonlocal rest
+        for match in list(pattern.finditer(rest)):
+            key = key_of(match)
+            if key:
+                facts.append(Fact(kind, match.group(0).strip(), key, index))
+                rest = _blank(rest, match.start(), match.end())
+
+    take("email", _EMAIL, lambda m: m.group(0).lower())
+    take("url", _URL, lambda m: m.group(0).lower().split("://")[-1].removeprefix("www.").rstrip("/.,;:"))
+    take("quoted", _QUOTED, lambda m: normalise(next(g for g in m.groups() if g)).strip())
+    take("phone", _PHONE, lambda m: re.sub(r"\D", "", m.group(0))[-7:])
+    take("price", _PRICE, _price_key)
+    take("time", _TIME, _time_key)
+    take("quantity", _QUANTITY, lambda m: f"{_number(m.group('num'))}{_UNITS[m.group('unit').lower()]}")
+    take("number", _RATIO, lambda m: f"{_number(m.group('a'))}/{m.group('b')}")
+    take("number", _NUMBER, lambda m: _number(m.group(0)))
+    take("code", _CODE, lambda m: m.group(0).lower() if len(m.group(0)) >= 3 else "")
+    start = _BULLET.match(rest)
+    body_start = start.end() if start else 0
+    for match in _CAPITALISED.finditer(rest):
+        whole = match.group(0).split()
+        while whole and (whole[-1].lower().strip("'’.&-") in _STOP_WORDS or whole[-1] in {"&", "of", "and"}):
+            whole.pop()
+        words = list(whole)
+        while words and words[0].lower().strip("'’.&-") in _STOP_WORDS:
+            words.pop(0)
+        before = rest[: match.start()].rstrip(" \x00")
+        at_start = match.start() <= body_start or before.endswith((".", "!", "?", ",", ";", ":", "(", "-"))
+        followed = rest[match.end() :].lstrip(" \x00").startswith(":")
+        if len(words) == 1 and len(whole) > 1 and words[0].isalpha() and (followed or not at_start):
+            words = whole  # "Best Buy:" or "on Best Buy": "Best" is part of the name
+        if not words:
+            continue
+        name = re.sub(r"['’]s$", "", " ".join(words).rstrip(".'’-"))  # "Gangnam BBQ House's page"
+        if len(words) == 1 and (len(name) < 3 or (at_start and not followed)):
+            continue
+        facts.append(Fact("name", name, normalise(name).strip(), index))
+    return facts
+
+
+_CURRENCY = {"usd": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£"}
+
+
+def _price_key(match: re.Match[str]) -> str:
+    symbol = (match.group("sym") or match.group("word") or "$").strip().lower()
+    symbol = {"usd": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£"}.get(
+        symbol, symbol
+    )
+    number = _number(match.group("num") or match.group("num2"))
+    multiplier = (match.group("mult") or "").strip().lower() if match.group("num") else ""
+    return f"{symbol}{number}{multiplier}"
+
+
+def _time_key(match: re.Match[str]) -> str:
+    if match.group("h") is not None:
+        minutes = match.group("m")
+        suffix = "pm" if match.group("ap").lower().startswith("p") else "am"
+        hour = str(int(match.group("h")))
+        return f"{hour}{':' + minutes if minutes and minutes != '00' else ''}{suffix}"
+    return f"{int(match.group('h2'))}:{match.group('m2')}"
+
+
+def extract_facts(text: str) -> list[Fact]:
+    """Every fact of ``text``, line by line, in order."""
+    out: list[Fact] = []
+    for index, line in enumerate(text.splitlines()):
+        out.extend(_line_facts(line, index))
+    return out
+
+
+class _Holder:
+    """What a text holds, in the forms a fact is looked up by."""
+
+    def __init__(self, text: str) -> None:
+        self.facts = extract_facts(text)
+        self.keys = {(f.kind, f.key) for f in self.facts}
+        self.numbers = {_core(f) for f in self.facts if f.kind in VALUE_KINDS}
+        self.plain = normalise(text)
+
+    def holds(self, fact: Fact) -> bool:
+        if (fact.kind, fact.key) in self.keys:
+            return True
+        if fact.kind == "name" and len(words := fact.key.split()) >= 3:  # "Rollback Fresh Navel Oranges"
+            return any(f" {' '.join(part)} " in self.plain for part in (words, words[1:], words[:-1]))
+        if fact.kind in ANCHOR_KINDS or fact.kind in {"url", "email"}:
+            return normalise(fact.text) in self.plain
+        if fact.kind == "time":
+            return any(k == "time" and _same_time(fact.key, key) for k, key in self.keys)
+        if fact.kind == "number":
+            return _core(fact) in self.numbers
+        if fact.kind == "quantity":  # "4.0 stars" kept as "rated 4.0"
+            return ("number", _core(fact)) in self.keys
+        return False
+
+
+def _same_value(fact: Fact, found: Fact) -> bool:
+    """``found`` (a value of the new notes) is ``fact`` (a value of the old ones) in another spelling."""
+    if fact.kind == found.kind and fact.key == found.key:
+        return True
+    if fact.kind == "time" == found.kind:
+        return _same_time(fact.key, found.key)
+    if fact.kind == "number" or (fact.kind == "quantity" and found.kind == "number"):
+        return _core(fact) == _core(found)
+    return False
+
+
+def _is_fact(fact: Fact) -> bool:
+    """A single capitalised word ("Maps", "Walmart") ties figures to an item but is no fact on its own."""
+    return fact.kind != "name" or " " in fact.key
+
+
+def _core(fact: Fact) -> str:
+    """The bare number of a value fact (``$144`` -> ``144``, ``8qt`` -> ``8``)."""
+    found = re.search(r"\d+(?:\.\d+)?(?:/\d+)?", fact.key)
+    return found.group(0) if found else fact.key
+
+
+def _same_time(a: str, b: str) -> bool:
+    """``11pm`` and ``11:00pm`` are one time; ``12:40`` and ``12:40pm`` too (one side gave no half of day)."""
+    digits_a, digits_b = a.rstrip("apm"), b.rstrip("apm")
+    if digits_a != digits_b:
+        return False
+    return a in (b, digits_a) or b == digits_b
+
+
+@dataclass
+class Loss:
+    """The facts of the old notes that the new ones lost, and the new lines that move a value."""
+
+    lost: list[Fact]
+    moved_lines: list[int]
+
+    def __bool__(self) -> bool:
+        return bool(self.lost)
+
+    def describe(self, limit: int = 8) -> str:
+        """``"$144.00", "Gangnam BBQ House" and 3 more`` (for a corrective message or a warning)."""
+        texts = list(dict.fromkeys(f.text for f in self.lost))
+        shown = ", ".join(f'"{t}"' for t in texts[:limit])
+        return shown + (f" and {len(texts) - limit} more" if len(texts) > limit else "")
+
+
+def find_losses(old: str, new: str, dropped: str = "") -> Loss:
+    """The facts of ``old`` that ``new`` does not hold, nor ``dropped`` name (facts the model says
+    the request no longer needs), plus values that ``new`` moved to another item."""
+    holder = _Holder(new)
+    accounted = _Holder(dropped)
+    old_facts = extract_facts(old)
+    lost = [f for f in old_facts if _is_fact(f) and not holder.holds(f) and not accounted.holds(f)]
+    moved, moved_lines = _moved_values(old, old_facts, new, holder, accounted)
+    lost_keys = {(f.kind, f.key, f.line) for f in lost}
+    lost.extend(f for f in moved if (f.kind, f.key, f.line) not in lost_keys)
+    lost.sort(key=lambda f: f.line)
+    return Loss(lost, moved_lines)
+
+
+def _moved_values(
+    old: str, old_facts: list[Fact], new: str, holder: _Holder, accounted: _Holder
+) -> tuple[list[Fact], list[int]]:
+    """Values that every new line holding them ties to another item than the old lines that held them.
+
+    Where a value stands in a new line, each old line is scored by the item names it shares with the
+    text before the value: a name weighs less the more old lines it is on (the shop every line starts
+    with tells little) and the further it stands from the value (a line may list several items). A value
+    with no name before it belongs to the names after it; a line naming nothing belongs to the line
+    above it (a heading and its figures)."""
+    anchors_by_line: dict[int, set[str]] = {}
+    for fact in old_facts:
+        if fact.kind in ANCHOR_KINDS:
+            anchors_by_line.setdefault(fact.line, set()).add(normalise(fact.text).strip())
+    counts: dict[str, int] = {}
+    for anchors in anchors_by_line.values():
+        for anchor in anchors:
+            counts[anchor] = counts.get(anchor, 0) + 1
+    moved: list[Fact] = []
+    bad_lines: set[int] = set()
+    new_lines = new.splitlines()
+
+    def named(prefix: str) -> list[tuple[int, int, str]]:
+        """Where each anchor last stands in ``prefix`` (normalised), as spans; "class" inside "class c3
+        series oled" is that longer name, not a name of its own."""
+        found: list[tuple[int, int, str]] = []
+        for anchor in counts:
+            at = prefix.rfind(f" {anchor}")
+            if at >= 0 and prefix[at + len(anchor) + 1 : at + len(anchor) + 2] in ("", " "):
+                found.append((at + 1, at + 1 + len(anchor), anchor))
+        return [f for f in found if not any(o != f and o[0] <= f[0] and f[1] <= o[1] for o in found)]
+
+    def owners(line: str, end: int) -> set[int]:
+        """The old lines the text of ``line`` before ``end`` names most closely."""
+        prefix = normalise(line[:end]).rstrip()
+        scores: dict[int, float] = {}
+        for _start, stop, anchor in named(prefix):
+            weight = 1 / counts[anchor] / (1 + (len(prefix) - stop) / 10)
+            for n, anchors in anchors_by_line.items():
+                if anchor in anchors:
+                    scores[n] = scores.get(n, 0.0) + weight
+        best = max(scores.values(), default=0.0)
+        return {n for n, score in scores.items() if best > 0 and score >= best - 1e-9}
+
+    new_facts = [
+        [f for f in _line_facts(line, i) if f.kind in VALUE_KINDS] for i, line in enumerate(new_lines)
+    ]
+    tied_at: dict[tuple[int, int], set[int]] = {}
+    line_owners: list[set[int]] = []
+    for i, line in enumerate(new_lines):
+        mine = owners(line, len(line))
+        line_owners.append(mine or (line_owners[i - 1] if i else set()))
+    for fact in old_facts:
+        if fact.kind not in VALUE_KINDS or fact.line not in anchors_by_line or accounted.holds(fact):
+            continue
+        holding = {f.line for f in old_facts if f.kind == fact.kind and f.key == fact.key}
+        carriers: list[tuple[int, set[int]]] = []
+        for i, line in enumerate(new_lines):
+            for found in new_facts[i]:
+                if _same_value(fact, found):
+                    end = line.find(found.text)
+                    if (i, end) not in tied_at:
+                        tied_at[i, end] = owners(line, end) or line_owners[i]  # "past 11 PM: Gangnam BBQ"
+                    carriers.append((i, tied_at[i, end]))
+        own = {a for n in holding for a in anchors_by_line.get(n, set()) if counts[a] == 1}
+        # moved: every line holding the value names other items, and no name only its old lines had
+        if carriers and all(
+            tied
+            and not tied & holding
+            and not {a for _, _, a in named(normalise(new_lines[i]).rstrip())} & own
+            for i, tied in carriers
+        ):
+            moved.append(fact)
+            bad_lines.update(i for i, _ in carriers)
+    return moved, sorted(bad_lines)
+
+
+def strip_sign_off(notes: str) -> str:
+    """The notes without a chat reply's closing paragraph ("Let me know if ...")."""
+    paragraphs = re.split(r"\n\s*\n", notes.strip())
+    while len(paragraphs) > 1 and _SIGN_OFF.match(paragraphs[-1]) and not extract_facts(paragraphs[-1]):
+        paragraphs.pop()
+    return "\n\n".join(paragraphs)
+
+
+def _compact(line: str, facts: list[Fact]) -> str:
+    """``line``, or when it is long its first clause and the clauses holding ``facts``."""
+    if len(line) <= MAX_LINE_CHARS:
+        return line.strip()
+    clauses = [c for c in re.split(r"(?<=[.;,])\s+", line.strip()) if c]
+    wanted = [c for c in clauses[1:] if any(f.text in c for f in facts)]
+    return " ".join([clauses[0], *wanted]).strip()[: MAX_LINE_CHARS * 2]
+
+
+def repair(old: str, new: str, loss: Loss) -> str:
+    """``new`` without the lines that moved a value, followed by the old lines holding the lost facts
+    (each once, in their old order)."""
+    new_lines = [line for i, line in enumerate(new.splitlines()) if i not in set(loss.moved_lines)]
+    old_lines = old.splitlines()
+    by_line: dict[int, list[Fact]] = {}
+    for fact in loss.lost:
+        by_line.setdefault(fact.line, []).append(fact)
+    kept = "\n".join(new_lines).strip()
+    for index in sorted(by_line):
+        line = _compact(old_lines[index], by_line[index])
+        if not line or normalise(line) in normalise(kept):
+            continue
+        kept = f"{kept}\n{line}" if kept else line
+    return kept
