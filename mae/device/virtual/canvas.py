@@ -218,6 +218,12 @@ class Canvas:
         height = image.height / self.k
         self._op(("paste", image, self._pt(x, y)), y, y + height)
 
+    def backdrop(self, ops: list[Op], box: DBox, alpha: float) -> None:
+        """Paint ``ops`` (another canvas's display list) dimmed by a black scrim of opacity ``alpha``
+        over ``box``: pixels only, so nothing of it is in the ground truth or tappable."""
+        self._main.ops.extend(ops)
+        self._main.ops.append(("dim", self._box(box), round(255 * min(max(alpha, 0.0), 1.0))))
+
     # ---------------------------------------------------------------- text
     def _font_px(self, size: float) -> int:
         return max(8, self.px(size))

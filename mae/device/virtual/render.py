@@ -54,6 +54,11 @@ def text_mask(text: str, px: int, anchor: str, stroke: int) -> tuple[Image.Image
     return mask, left, top
 
 
+@lru_cache(maxsize=16)
+def _dim_mask(width: int, height: int, alpha: int) -> Image.Image:
+    return Image.new("L", (width, height), alpha)
+
+
 @lru_cache(maxsize=256)
 def rgb(colour: str) -> tuple[int, int, int]:
     red, green, blue = ImageColor.getrgb(colour)[:3]
@@ -91,6 +96,9 @@ def paint(width: int, height: int, background: str, ops: list[Op]) -> Image.Imag
         elif kind == "pieslice":
             _, box, start, end, fill = op
             draw.pieslice(box, start, end, fill=fill)
+        elif kind == "dim":  # a translucent black scrim over what is painted so far
+            _, (left, top, right, bottom), alpha = op
+            image.paste((0, 0, 0), (left, top, right, bottom), _dim_mask(right - left, bottom - top, alpha))
         elif kind == "paste":
             _, layer, xy = op
             image.paste(layer, xy)
