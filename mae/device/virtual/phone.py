@@ -350,7 +350,7 @@ class VirtualPhone(keyboard.KeyHandler):
         """The accessibility tree of the current screen (see ``mae.device.virtual.a11y``)."""
         app = self.current_app
         label, package = (app.label, app.spec.package) if app else ("", LAUNCHER)
-        return build_tree(self._frame, label, package, self.keyboard_active())
+        return build_tree(self._frame, label, package, self.keyboard_active(), self._dialog_box)
 
     def resolve_app(self, name: str) -> str:
         """The label of the installed app called ``name`` (label, alias or package, any case)."""
