@@ -6,8 +6,8 @@ tree fused in (``a11y``) and once from pixels only (``vision``: a WebView or a p
 Per screen it reports:
 
 - ``elements``: elements in the list the Operator reads;
-- ``behind``: elements outside the dialog (centre on no drawn dialog text, icon or button, below the
-  status bar and above the navigation bar): what was read through the scrim from the app behind;
+- ``behind``: elements outside the dialog (centre outside the box around the dialog's drawn texts, icons
+  and buttons, below the status bar and above the navigation bar): read through the scrim from the app;
 - ``behind_buttons``: those of them marked as a button or field (what would invite a tap);
 - ``dialog_recall``: share of the dialog's buttons that an element lies on (must stay 1.0).
 
@@ -47,8 +47,8 @@ Box = tuple[int, int, int, int]
 class Shot:
     image: Image.Image
     tree: A11yTree
-    dialog: list[Box]
-    """Boxes of what the dialog draws (texts, icons, buttons)."""
+    dialog: Box
+    """The box around everything the dialog draws (texts, icons, buttons)."""
     buttons: list[Box]
     app_area: tuple[int, int]
 
@@ -79,19 +79,22 @@ def collect(seeds: int) -> list[Shot]:
                 if digest not in hashes:
                     hashes.add(digest)
                     buttons = [box for label, box in phone.tap_targets() if label not in NAV]
-                    drawn = [e.box for e in phone.ground_truth()]
-                    shots.append(Shot(image, phone.ui_tree(), drawn + buttons, buttons, area))
+                    drawn = [e.box for e in phone.ground_truth() if area[0] <= e.center[1] < area[1]]
+                    drawn += buttons
+                    hull = (
+                        min(b[0] for b in drawn),
+                        min(b[1] for b in drawn),
+                        max(b[2] for b in drawn),
+                        max(b[3] for b in drawn),
+                    )
+                    shots.append(Shot(image, phone.ui_tree(), hull, buttons, area))
                 phone.back()
     return shots
 
 
 def measure(shot: Shot, elements: list[Element]) -> dict[str, float]:
     top, bottom = shot.app_area
-    behind = [
-        e
-        for e in elements
-        if top <= e.center[1] < bottom and not any(_inside(box, e.center) for box in shot.dialog)
-    ]
+    behind = [e for e in elements if top <= e.center[1] < bottom and not _inside(shot.dialog, e.center)]
     found = sum(any(_inside(b, e.center, 0) for e in elements) for b in shot.buttons)
     return {
         "elements": len(elements),
