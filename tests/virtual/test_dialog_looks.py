@@ -83,7 +83,7 @@ def test_a_tap_on_the_scrim_closes_a_sheet_or_card_but_not_a_permission_dialog()
     dialog = card.realism.dialog("Amazon")
     assert dialog is not None and dialog.kind != "permission"
     # inside the card, off its buttons: nothing happens
-    box = card._dialog_box
+    box = card.ui_tree().window
     assert box is not None
     card.tap(box[0] + 30, box[1] + 30)
     assert card.realism.dialog("Amazon") is dialog
@@ -139,3 +139,22 @@ def test_every_obstacle_goes_with_back_or_with_a_dismiss_button_and_leaves_the_a
                 assert by_back.current_app is not None
             assert by_button.screen_name == by_back.screen_name == f"{app}/{by_back.apps[app].root().name}"
             assert by_button.screenshot().tobytes() == by_back.screenshot().tobytes()
+
+
+def test_dimmed_display_list_paints_what_a_scrim_over_the_painted_app_would() -> None:
+    from PIL import ImageChops
+
+    from mae.device.virtual import render
+
+    phone = VirtualPhone()
+    phone.open_app("Amazon")
+    frame = phone._frame
+    plain = frame.paint()
+    scrim = Image.new("RGB", plain.size, (0, 0, 0))
+    expected = Image.blend(plain, scrim, 0.6)
+    got = render.paint(frame.width, frame.height, frame.background, render.dimmed(frame.ops, 0.6))
+    band = (0, 96, 1080, 2208)  # the app (the canvas background outside it is not part of the list)
+    assert (
+        max(ImageChops.difference(expected.crop(band), got.crop(band)).getextrema(), key=lambda e: e[1])[1]
+        <= 2
+    )

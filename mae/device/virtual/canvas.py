@@ -221,8 +221,8 @@ class Canvas:
     def backdrop(self, ops: list[Op], box: DBox, alpha: float) -> None:
         """Paint ``ops`` (another canvas's display list) dimmed by a black scrim of opacity ``alpha``
         over ``box``: pixels only, so nothing of it is in the ground truth or tappable."""
-        self._main.ops.extend(ops)
-        self._main.ops.append(("dim", self._box(box), round(255 * min(max(alpha, 0.0), 1.0))))
+        backdrop: Op = ("rect", self._box(box), self.background, None, 0, 0)
+        self._main.ops.extend(render.dimmed([backdrop, *ops], alpha))
 
     # ---------------------------------------------------------------- text
     def _font_px(self, size: float) -> int:
