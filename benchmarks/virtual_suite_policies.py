@@ -4,8 +4,9 @@ No model is involved: each policy is a fixed sequence of operations derived from
 
 - ``reference``: the task's reference actions (with its realism: pop-ups closed, spinners waited out);
 - ``halfway``: the first half of the reference actions, then it stops;
-- ``no-dismiss``: the reference actions without the taps that dismiss pop-ups (the taps meant for the
-  app land on the dialog's scrim instead; Back still closes a dialog, as on a real phone).
+- ``no-dismiss``: the reference actions without the taps that dismiss pop-ups (a tap meant for the
+  app lands on the scrim: it closes a card or a sheet and does nothing over a permission dialog; Back
+  still closes a dialog, as on a real phone).
 
 Each task runs on a fresh phone prepared for the task, graded after every operation (the SSS curve's
 input) and at the end. Prints per task the reference operation count and the three scores.

@@ -60,6 +60,11 @@ class A11yTree(BaseModel):
     nodes: list[A11yNode] = Field(default_factory=list)
     seconds: float = Field(0.0, description="how long reading it took")
     strategy: str = Field("", description="which dump command worked (ADB)")
+    window: Box | None = Field(
+        None,
+        description="bounds of the focused window when it is a dialog over another app: what is seen "
+        "outside it (and outside every node) is the app dimmed behind it, which takes no taps",
+    )
 
     @property
     def useful(self) -> bool:

@@ -6,6 +6,8 @@
   node becomes a ``field``.
 - A clickable or editable node with a label and nothing seen inside it is added as an element of its
   own (icons drawn too faintly for the detector, controls OCR could not read).
+- With a tree whose focused window is a dialog (``tree.window``), texts and icons outside the window and
+  outside every node are the app dimmed behind the dialog, which takes no taps: they are dropped.
 - With a tree, an unnamed icon outside every clickable node is decoration (map texture, dividers,
   badges) and is dropped; so is an unnamed icon inside a control whose label the list already shows
   as text inside it (a product's star rating, the magnifier in a search box, the glyph above "Save").
@@ -66,6 +68,11 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
     naming = [n for n in tree.nodes if n.content_desc.strip() or ((n.clickable or n.editable) and n.label)]
     clickable = [n for n in tree.nodes if n.clickable or n.editable]
     editable = [n for n in tree.nodes if n.editable]
+    if tree.window is not None:
+        window = tree.window
+        elements = [
+            e for e in elements if holds(window, e.center) or any(_contains(n, e.center) for n in tree.nodes)
+        ]
     texts = [e for e in elements if e.kind == "text"]
     fused: list[Element] = []
     for element in elements:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mae.device.virtual import VirtualPhone
-from mae.device.virtual.realism import Realism
+from mae.device.virtual.realism import DISMISS_LABELS, Realism, RealismRuntime
 
 ONLY_POPUPS = Realism(enabled=True, sign_in_nag=False, loading=False, slow_open=False)
 SEARCH_BOX = (540, 181)
@@ -43,9 +43,10 @@ def test_realism_is_off_by_default() -> None:
 def test_permission_dialog_blocks_taps_underneath_until_dismissed() -> None:
     phone = VirtualPhone(realism_settings=ONLY_POPUPS)
     phone.open_app("Maps")
-    dialog = phone.realism.dialog("Maps")
+    while (dialog := phone.realism.dialog("Maps")) is not None and dialog.kind != "permission":
+        phone.back()
     assert dialog is not None
-    phone.tap(*SEARCH_BOX)  # the search box is under the scrim
+    phone.tap(*SEARCH_BOX)  # the search box is under the scrim, and a permission dialog ignores it
     assert phone.log[-1].effect == "nothing there"
     assert not phone.keyboard_active()
     assert phone.realism.dialog("Maps") is not None
@@ -83,9 +84,23 @@ def test_first_run_card_closes_with_its_x_and_shows_once() -> None:
     assert phone.realism.dialog("Amazon") is None
 
 
+NAG_ONLY = Realism(enabled=True, popups=False, loading=False, slow_open=False)
+
+
+def _nag_seed(app: str, at_launch: bool) -> int:
+    """A seed with which ``app`` asks to sign in at launch (or after its first search)."""
+    for seed in range(40):
+        runtime = RealismRuntime(NAG_ONLY.model_copy(update={"seed": seed}), clock=lambda: 0.0)
+        if runtime.nag_at_launch(app) == at_launch:
+            return seed
+    raise AssertionError(f"no seed makes {app} ask to sign in {'at launch' if at_launch else 'later'}")
+
+
 def test_sign_in_nag_after_the_first_search() -> None:
-    phone = VirtualPhone(realism_settings=Realism(enabled=True, popups=False, loading=False, slow_open=False))
+    seed = _nag_seed("Walmart", at_launch=False)
+    phone = VirtualPhone(realism_settings=NAG_ONLY.model_copy(update={"seed": seed}))
     phone.open_app("Walmart")
+    assert phone.realism.dialog("Walmart") is None
     phone.tap(540, 318)
     phone.type_text("ribeye")
     phone.enter()
@@ -102,14 +117,20 @@ def test_sign_in_nag_after_the_first_search() -> None:
     assert phone.realism.dialog("Walmart") is None  # only once per app
 
 
-def test_not_now_dismisses_the_nag() -> None:
-    phone = VirtualPhone(realism_settings=Realism(enabled=True, popups=False, loading=False, slow_open=False))
+def test_sign_in_nag_at_launch_shows_once_and_its_dismiss_word_closes_it() -> None:
+    seed = _nag_seed("Amazon", at_launch=True)
+    phone = VirtualPhone(realism_settings=NAG_ONLY.model_copy(update={"seed": seed}))
     phone.open_app("Amazon")
+    nag = phone.realism.dialog("Amazon")
+    assert nag is not None and nag.kind == "sign_in"
+    word = next(b.label for b in nag.buttons if b.label != "Sign in")
+    assert word in DISMISS_LABELS
+    phone.tap(*_centre(phone, word))
+    assert phone.realism.dialog("Amazon") is None
     phone.tap(540, 318)
     phone.type_text("laptop")
     phone.enter()
-    phone.tap(*_centre(phone, "Not now"))
-    assert phone.realism.dialog("Amazon") is None
+    assert phone.realism.dialog("Amazon") is None  # asked at launch: not asked again
     assert phone.screen_name == "Amazon/results"
 
 
@@ -216,8 +237,6 @@ def test_same_seed_same_phone_other_seed_other_dialogs() -> None:
 
 
 def test_permission_wording_and_sign_in_wording_vary_as_on_a_real_phone() -> None:
-    from mae.device.virtual.realism import RealismRuntime
-
     runtime = RealismRuntime(Realism(enabled=True, loading=False, slow_open=False), clock=lambda: 0.0)
     notify = runtime._notifications("Amazon")
     assert [b.label for b in notify.buttons] == ["Allow", "Don't allow"]  # no "While using the app"
@@ -228,6 +247,7 @@ def test_permission_wording_and_sign_in_wording_vary_as_on_a_real_phone() -> Non
         runtime = RealismRuntime(Realism(enabled=True, seed=seed), clock=lambda: 0.0)
         for app in ("Amazon", "Walmart", "X", "Maps"):
             nag = runtime._nag(app)
-            assert "Not now" in [b.label for b in nag.buttons]  # always dismissable the same way
+            labels = [b.label for b in nag.buttons]
+            assert labels[0] == "Sign in" and labels[1] in DISMISS_LABELS  # dismissable as on a real phone
             wordings.add(nag.body.replace(app, "{app}"))
     assert len(wordings) >= 3

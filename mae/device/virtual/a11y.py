@@ -1,5 +1,8 @@
 """The virtual phone's accessibility tree, built from its own widgets (what ``uiautomator dump`` gives).
 
+Only the focused window is in the tree: with a dialog up, the dialog (the app dimmed behind it is
+pixels only), and the tree says the dialog's bounds (``window``).
+
 Every tap target becomes a clickable node (editable for text fields): labelled by the texts drawn
 inside it, or, for an icon-only button, by a content description (its caption). Texts outside targets
 become plain text nodes, drawn icons image nodes. The status bar and the keyboard are other windows
@@ -8,7 +11,8 @@ whichever app is in front. Realistic gaps, so that fusion and fallback are both
 exercised:
 
 - ``UNLABELLED_ICON_APPS``: icon-only buttons without a content description (a common a11y bug);
-- ``WEBVIEW_APPS``: the whole screen is one WebView node with nothing inside (no usable tree).
+- ``WEBVIEW_APPS``: the whole screen is one WebView node with nothing inside (no usable tree), unless
+  a dialog has the focus.
 """
 
 from __future__ import annotations
@@ -28,11 +32,12 @@ def _inside(box: Box, element: Element) -> bool:
     return holds(box, element.center)
 
 
-def build_tree(frame: Frame, app: str, package: str, keyboard: bool) -> A11yTree:
-    """The tree of ``frame`` as app ``app`` (``""`` on the home screen) exposes it."""
+def build_tree(frame: Frame, app: str, package: str, keyboard: bool, window: Box | None = None) -> A11yTree:
+    """The tree of ``frame`` as app ``app`` (``""`` on the home screen) exposes it; ``window``: the
+    bounds of a dialog that has the focus (the frame then holds only its widgets and the nav bar)."""
     width, height = frame.width, frame.height
     k = width / theme.DESIGN_WIDTH
-    if app in WEBVIEW_APPS:
+    if app in WEBVIEW_APPS and window is None:  # a dialog over a WebView is a native window
         webview = A11yNode(class_name="android.webkit.WebView", package=package, bounds=(0, 0, width, height))
         return A11yTree(source="virtual", nodes=[webview])
     top = round(theme.STATUS_H * k)
@@ -99,4 +104,4 @@ def build_tree(frame: Frame, app: str, package: str, keyboard: bool) -> A11yTree
                 bounds=frame.scroll.box,
             )
         )
-    return A11yTree(source="virtual", nodes=nodes)
+    return A11yTree(source="virtual", nodes=nodes, window=window)

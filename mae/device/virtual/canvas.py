@@ -224,6 +224,12 @@ class Canvas:
         height = image.height / self.k
         self._op(("paste", image, self._pt(x, y)), y, y + height)
 
+    def backdrop(self, ops: list[Op], box: DBox, alpha: float) -> None:
+        """Paint ``ops`` (another canvas's display list) dimmed by a black scrim of opacity ``alpha``
+        over ``box``: pixels only, so nothing of it is in the ground truth or tappable."""
+        backdrop: Op = ("rect", self._box(box), self.background, None, 0, 0)
+        self._main.ops.extend(render.dimmed([backdrop, *ops], alpha))
+
     # ---------------------------------------------------------------- text
     def _font_px(self, size: float) -> int:
         return max(8, self.px(size))

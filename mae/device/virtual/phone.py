@@ -20,7 +20,8 @@ from mae.device.virtual.apps import make_app
 from mae.device.virtual.apps.base import App, TextField
 from mae.device.virtual.canvas import Canvas, Frame, Layer
 from mae.device.virtual.content import AppSpec, Content, load_content
-from mae.device.virtual.realism import Realism, RealismRuntime, draw_busy, draw_dialog
+from mae.device.virtual.overlays import draw_busy, draw_dialog, scrim_alpha
+from mae.device.virtual.realism import Realism, RealismRuntime
 from mae.device.virtual.state import CartItem, Event, LogEntry, Note, PhoneState, Route
 from mae.errors import ActionError, ConfigError
 from mae.perception.a11y import A11yTree
@@ -245,6 +246,7 @@ class VirtualPhone(keyboard.KeyHandler):
     def _build(self) -> Frame:
         width, height = self._size
         app = self.current_app
+        self._dialog_box: tuple[int, int, int, int] | None = None
         c = Canvas(width, height, theme.WHITE, layers=self._layers)
         status_bg = theme.WALLPAPER_TOP
         if self.switcher_open:
@@ -264,12 +266,17 @@ class VirtualPhone(keyboard.KeyHandler):
                 self._keyboard(c, keys_top)
             if busy:
                 draw_busy(c, busy, theme.STATUS_H, bottom)
-            elif dialog is None:  # a dialog hides the app behind an opaque scrim
+            elif dialog is None:
                 app.build(c, theme.STATUS_H, bottom if covers else keys_top)
+            elif scrim_alpha(dialog) < 1.0:  # the app's pixels, dimmed: nothing of it is tappable
+                behind = Canvas(width, height, theme.WHITE, layers=self._layers)
+                app.build(behind, theme.STATUS_H, bottom)
+                c.backdrop(behind.frame().ops, (0, theme.STATUS_H, c.dw, bottom), scrim_alpha(dialog))
             if keys_top < bottom and covers:
                 self._keyboard(c, keys_top)
             if dialog is not None:
-                draw_dialog(c, dialog, theme.STATUS_H, bottom)
+                left, top, right, low = draw_dialog(c, dialog, theme.STATUS_H, bottom)
+                self._dialog_box = (c.px(left), c.px(top), c.px(right), c.px(low))
             status_bg = app.status_color
         system.status_bar(c, self.clock_text(), status_bg)
         system.nav_bar(c, self)
@@ -343,7 +350,7 @@ class VirtualPhone(keyboard.KeyHandler):
         """The accessibility tree of the current screen (see ``mae.device.virtual.a11y``)."""
         app = self.current_app
         label, package = (app.label, app.spec.package) if app else ("", LAUNCHER)
-        return build_tree(self._frame, label, package, self.keyboard_active())
+        return build_tree(self._frame, label, package, self.keyboard_active(), self._dialog_box)
 
     def resolve_app(self, name: str) -> str:
         """The label of the installed app called ``name`` (label, alias or package, any case)."""
@@ -367,9 +374,14 @@ class VirtualPhone(keyboard.KeyHandler):
         self._check_point(x, y)
         before = self._before()
         target = self._frame.target_at(x, y)
+        app = self.current_app
         if target is not None:
             target.action()
-        effect = f"tapped {target.label!r}" if target else "nothing there"
+            effect = f"tapped {target.label!r}"
+        elif app is not None and self._outside_dialog(x, y) and self.realism.tap_outside(app.label):
+            effect = "tapped outside the dialog, which closed it"
+        else:
+            effect = "nothing there"
         self._after(f"Tap({x}, {y})", before, effect)
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 400) -> None:
@@ -467,6 +479,15 @@ class VirtualPhone(keyboard.KeyHandler):
 
     def close(self) -> None:
         """Nothing to release."""
+
+    def _outside_dialog(self, x: int, y: int) -> bool:
+        """Whether ``(x, y)`` is on the scrim: between the status and navigation bars, off the dialog."""
+        box = self._dialog_box
+        if box is None:
+            return False
+        k = self._size[0] / theme.DESIGN_WIDTH
+        inside = box[0] <= x < box[2] and box[1] <= y < box[3]
+        return not inside and theme.STATUS_H * k <= y < self._size[1] - theme.NAV_H * k
 
     def _check_point(self, x: int, y: int) -> None:
         width, height = self._size

@@ -4,9 +4,13 @@
 ``enabled`` on, each feature below can still be switched off on its own; every random choice comes
 from ``seed`` and the app's label, so two phones with the same setting behave identically.
 
-- ``popups``: the first time an app opens it may show a first-run card (close it with its X or
-  "Got it") and/or a permission dialog ("While using the app" / "Don't allow"). Back dismisses both.
-- ``sign_in_nag``: after the first search in an app, a "Sign in" sheet ("Not now" dismisses it).
+- ``popups``: the first time an app opens it may show a first-run dialog (close it with its X or its
+  dismiss button: "Got it", "Skip", "No thanks", "Maybe later") and/or a permission dialog ("While
+  using the app" / "Don't allow" for location, "Allow" / "Don't allow" for notifications), in an order
+  drawn per app and seed. Back dismisses each of them.
+- ``sign_in_nag``: a "Sign in" prompt once per app that has a search box, either when the app first
+  opens or after its first search (drawn per app and seed); "Not now", "Skip", "No thanks" or "Maybe
+  later" (drawn likewise) or Back dismisses it.
 - ``loading``: search results show a spinner for a few virtual seconds; nothing is tappable meanwhile.
 - ``slow_open``: some apps show a blank splash screen for a few seconds when opened from cold.
 - ``sponsored``, ``near_duplicates``, ``out_of_stock``: content flagged so in the data files is shown
@@ -14,8 +18,12 @@ from ``seed`` and the app's label, so two phones with the same setting behave id
 - ``keyboard_covers``: the keyboard is drawn over the app instead of the app shrinking above it, so
   fields and buttons low on the screen are hidden until the keyboard is closed (Back).
 
-A dialog blocks every tap outside it (the tap lands on the scrim and does nothing: the app behind is
-not laid out) until it is dismissed; the navigation bar stays usable, and Back dismisses the top dialog.
+Each app draws its dialogs' look from the seed too: a centred card, a bottom sheet or a full-screen
+interstitial (permission dialogs always look like Android's). Cards and sheets show the app dimmed
+behind a translucent scrim; only the dialog is tappable and only the dialog is in the accessibility
+tree (as in a ``uiautomator dump`` of a focused dialog window). A tap on the scrim dismisses a card
+or a sheet (Android's "cancel on touch outside") and does nothing over a permission dialog; the
+navigation bar stays usable, and Back dismisses the top dialog.
 """
 
 from __future__ import annotations
@@ -26,10 +34,6 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, model_validator
 
-from mae.device.virtual import icons, theme
-from mae.device.virtual.canvas import Canvas
-
-SCRIM = "#5F6368"
 DIALOG_BG = "#F3F6FC"
 NOTIFY_APPS_P = 0.6
 FIRST_RUN_P = 0.7
@@ -41,8 +45,18 @@ NAG_WORDING = [
     ("Get more from {app}", "Sign in to track orders, save favourites and see personal picks."),
     ("Welcome back", "Sign in to {app} to pick up where you left off."),
 ]
-"""Sign-in sheet wording, drawn per app and seed (every variant keeps "Not now")."""
-DISMISS_LABELS = ("close", "Got it", "Not now", "Don't allow", "Reject all", "OK", "No thanks")
+"""Sign-in prompt wording, drawn per app and seed."""
+DISMISS_WORDS = ("Not now", "Skip", "No thanks", "Maybe later")
+"""Labels of a sign-in prompt's or a first-run dialog's dismiss button, drawn per app and seed."""
+FIRST_RUN_WORDS = ("Got it", *DISMISS_WORDS)
+STYLES = ("card", "sheet", "fullscreen")
+"""Looks of an app's own dialogs: a centred card, a bottom sheet, a full-screen interstitial."""
+NAG_STYLE_WEIGHTS = (1, 3, 1)
+FIRST_RUN_STYLE_WEIGHTS = (3, 1, 1)
+NAG_KINDS = ("maps", "browser", "social", "shop")
+"""Kinds of app with a search box: the ones that ask the user to sign in."""
+NAG_AT_LAUNCH_P = 0.5
+DISMISS_LABELS = ("close", *FIRST_RUN_WORDS, "Don't allow", "Reject all", "OK")
 """Labels of the buttons that dismiss a dialog without side effects (authoring tools look for them)."""
 
 
@@ -86,7 +100,7 @@ class Button:
 
 @dataclass
 class Dialog:
-    """A modal dialog drawn over the app (``card``: centred; ``sheet``: at the bottom)."""
+    """A modal dialog drawn over the app (``style``: one of ``STYLES``)."""
 
     kind: str
     app: str
@@ -96,6 +110,8 @@ class Dialog:
     on_close: Callable[[], object] | None = None
     """What the X in the corner does (no X when None)."""
     style: str = "card"
+    outside_cancels: bool = True
+    """Whether a tap on the scrim around it dismisses it (not for permission dialogs)."""
 
 
 class RealismRuntime:
@@ -110,27 +126,41 @@ class RealismRuntime:
         self.busy_until: dict[str, float] = {}
         self.busy_kind: dict[str, str] = {}
         self.dismissed: list[str] = []
+        self.nagged: set[str] = set()
 
     def on(self, feature: str) -> bool:
         return self.settings.on(feature)
 
     # ---------------------------------------------------------------- triggers
     def on_launch(self, label: str, kind: str) -> None:
-        """An app came to the front: first-run dialogs and a cold start the first time."""
+        """An app came to the front: first-run dialogs and a cold start the first time.
+
+        The dialogs an app shows at its first launch (first-run, permission, sign-in prompt) come in
+        an order drawn per app and seed; none of them changes what the app shows once dismissed.
+        """
         if label in self.opened:
             return
         self.opened.add(label)
         if self.on("slow_open") and self.settings.rng("slow", label).random() < SLOW_OPEN_P:
             self._busy(label, "splash", self.settings.rng("slow_s", label).randint(2, 4))
-        if not self.on("popups"):
-            return
-        rng = self.settings.rng("popups", label)
-        if rng.random() < FIRST_RUN_P:
-            self.dialogs.append(self._first_run(label, rng))
-        if kind in LOCATION_APPS:
-            self.dialogs.append(self._permission(label, "access this device's location"))
-        elif kind not in ("notes", "list") and rng.random() < NOTIFY_APPS_P:
-            self.dialogs.append(self._notifications(label))
+        shown: list[Dialog] = []
+        if self.on("popups"):
+            rng = self.settings.rng("popups", label)
+            if rng.random() < FIRST_RUN_P:
+                shown.append(self._first_run(label, rng))
+            if kind in LOCATION_APPS:
+                shown.append(self._permission(label, "access this device's location"))
+            elif kind not in ("notes", "list") and rng.random() < NOTIFY_APPS_P:
+                shown.append(self._notifications(label))
+        if self.on("sign_in_nag") and kind in NAG_KINDS and self.nag_at_launch(label):
+            shown.append(self._nag(label))
+            self.nagged.add(label)
+        self.settings.rng("order", label).shuffle(shown)
+        self.dialogs.extend(shown)
+
+    def nag_at_launch(self, app: str) -> bool:
+        """Whether ``app`` asks to sign in when it first opens (else after its first search)."""
+        return self.settings.rng("nag_when", app).random() < NAG_AT_LAUNCH_P
 
     def on_event(self, app: str, kind: str) -> None:
         """An app did something: searches load for a while and may trigger the sign-in nag."""
@@ -141,8 +171,9 @@ class RealismRuntime:
             count = self.searches.get(app, 0)
             delay = self.settings.rng("loading", app, str(count)).randint(low, high)
             self._busy(app, "spinner", delay)
-        if self.on("sign_in_nag") and app not in self.searches:
+        if self.on("sign_in_nag") and app not in self.searches and app not in self.nagged:
             self.dialogs.append(self._nag(app))
+            self.nagged.add(app)
         self.searches[app] = self.searches.get(app, 0) + 1
 
     def _busy(self, app: str, kind: str, seconds: int) -> None:
@@ -170,6 +201,14 @@ class RealismRuntime:
         self._dismiss(shown, "back")
         return True
 
+    def tap_outside(self, app: str) -> bool:
+        """A tap on the scrim around the top dialog of ``app``: dismiss it where Android would."""
+        shown = self.dialog(app)
+        if shown is None or not shown.outside_cancels or shown.style == "fullscreen":
+            return False
+        self._dismiss(shown, "outside")
+        return True
+
     def _dismiss(self, dialog: Dialog, how: str) -> None:
         if dialog in self.dialogs:
             self.dialogs.remove(dialog)
@@ -182,14 +221,21 @@ class RealismRuntime:
             ("promo", f"Welcome to {app}", "Turn on personalised suggestions to get the most out of it."),
         ]
         kind, title, body = variants[rng.randrange(len(variants))]
-        dialog = Dialog(kind=kind, app=app, title=title, body=body)
-        dialog.on_close = lambda: self._dismiss(dialog, "close")
-        if rng.random() < 0.5:
-            dialog.buttons.append(Button("Got it", lambda: self._dismiss(dialog, "button"), primary=True))
+        look = self.settings.rng("first_run_look", app)
+        style = look.choices(STYLES, weights=FIRST_RUN_STYLE_WEIGHTS)[0]
+        dialog = Dialog(kind=kind, app=app, title=title, body=body, style=style)
+        with_x, with_button = rng.random() < 0.5, rng.random() < 0.5
+        if with_x or not with_button:
+            dialog.on_close = lambda: self._dismiss(dialog, "close")
+        if with_button:
+            word = look.choice(FIRST_RUN_WORDS)
+            dialog.buttons.append(Button(word, lambda: self._dismiss(dialog, "button"), primary=True))
         return dialog
 
     def _permission(self, app: str, what: str) -> Dialog:
-        dialog = Dialog(kind="permission", app=app, title=f"Allow {app} to {what}?", body="")
+        dialog = Dialog(
+            kind="permission", app=app, title=f"Allow {app} to {what}?", body="", outside_cancels=False
+        )
         dialog.buttons = [
             Button("While using the app", lambda: self._dismiss(dialog, "allow")),
             Button("Only this time", lambda: self._dismiss(dialog, "allow_once")),
@@ -199,7 +245,13 @@ class RealismRuntime:
 
     def _notifications(self, app: str) -> Dialog:
         """Android's notification permission: Allow / Don't allow (no "while using the app")."""
-        dialog = Dialog(kind="permission", app=app, title=f"Allow {app} to send you notifications?", body="")
+        dialog = Dialog(
+            kind="permission",
+            app=app,
+            title=f"Allow {app} to send you notifications?",
+            body="",
+            outside_cancels=False,
+        )
         dialog.buttons = [
             Button("Allow", lambda: self._dismiss(dialog, "allow")),
             Button("Don't allow", lambda: self._dismiss(dialog, "deny")),
@@ -208,13 +260,15 @@ class RealismRuntime:
 
     def _nag(self, app: str) -> Dialog:
         title, body = NAG_WORDING[self.settings.rng("nag", app).randrange(len(NAG_WORDING))]
+        look = self.settings.rng("nag_look", app)
         dialog = Dialog(
             kind="sign_in",
             app=app,
             title=title.format(app=app),
             body=body.format(app=app),
-            style="sheet",
+            style=look.choices(STYLES, weights=NAG_STYLE_WEIGHTS)[0],
         )
+        word = look.choice(DISMISS_WORDS)
 
         def sign_in() -> None:
             self._dismiss(dialog, "sign_in")
@@ -229,68 +283,6 @@ class RealismRuntime:
 
         dialog.buttons = [
             Button("Sign in", sign_in, primary=True),
-            Button("Not now", lambda: self._dismiss(dialog, "button")),
+            Button(word, lambda: self._dismiss(dialog, "button")),
         ]
         return dialog
-
-
-# -------------------------------------------------------------------------------------- drawing
-
-
-def draw_busy(c: Canvas, kind: str, top: float, bottom: float) -> None:
-    """A blank splash screen or a loading spinner (nothing tappable)."""
-    c.rect((0, top, c.dw, bottom), theme.WHITE)
-    if kind == "spinner":
-        cx, cy = c.dw / 2, (top + bottom) / 2
-        c.arc((cx - 70, cy - 70, cx + 70, cy + 70), 200, 470, theme.ACCENT, 14)
-        c.icon_element((cx - 70, cy - 70, cx + 70, cy + 70), "loading spinner")
-
-
-def draw_dialog(c: Canvas, dialog: Dialog, top: float, bottom: float) -> None:
-    """A scrim over the app (which is not drawn: nothing beneath can be tapped) and ``dialog``."""
-    c.rect((0, top, c.dw, bottom), SCRIM)
-    width = c.dw - 2 * 90
-    lines = c.wrap(dialog.body, theme.BODY, width - 120) if dialog.body else []
-    title_lines = c.wrap(dialog.title, theme.LARGE, width - 200)
-    stacked = dialog.kind == "permission"
-    buttons_h = len(dialog.buttons) * 130 if stacked else (130 if dialog.buttons else 0)
-    height = 80 + len(title_lines) * 66 + len(lines) * 58 + 50 + buttons_h + 40
-    if dialog.style == "sheet":
-        box = (0.0, bottom - height, c.dw, bottom)
-    else:
-        mid = (top + bottom) / 2
-        box = (90.0, mid - height / 2, c.dw - 90, mid + height / 2)
-    left, y0, right, _ = box
-    c.rect(box, DIALOG_BG, radius=48)
-    y = y0 + 80
-    for line in title_lines:
-        c.text(left + 60, y, line, size=theme.LARGE, bold=True, anchor="lm")
-        y += 66
-    for line in lines:
-        c.text(left + 60, y, line, size=theme.BODY, color=theme.TEXT_2, anchor="lm")
-        y += 58
-    y += 30
-    if dialog.on_close is not None:
-        cx, cy = right - 75, y0 + 75
-        icons.icon(c, "close", cx, cy, 48, theme.TEXT_2, "close")
-        c.tap((cx - 60, cy - 60, cx + 60, cy + 60), dialog.on_close, "close")
-    if stacked:
-        for button in dialog.buttons:
-            box_b = (left + 60, y, right - 60, y + 110)
-            c.rect(box_b, theme.ACCENT_BG, radius=55)
-            c.text((left + right) / 2, y + 55, button.label, size=theme.BODY, color="#062E6F", anchor="mm")
-            c.tap(box_b, button.action, button.label)
-            y += 130
-    else:
-        x = right - 60
-        for button in reversed(dialog.buttons):
-            w = c.measure(button.label, theme.BODY) + 90
-            box_b = (x - w, y, x, y + 110)
-            if button.primary:
-                c.rect(box_b, theme.ACCENT, radius=55)
-                colour = theme.WHITE
-            else:
-                colour = theme.ACCENT
-            c.text(x - w / 2, y + 55, button.label, size=theme.BODY, color=colour, anchor="mm")
-            c.tap(box_b, button.action, button.label)
-            x -= w + 30

@@ -60,6 +60,52 @@ def rgb(colour: str) -> tuple[int, int, int]:
     return red, green, blue
 
 
+@lru_cache(maxsize=1024)
+def _dim_colour(colour: str, keep: float) -> str:
+    red, green, blue = (round(v * keep) for v in rgb(colour))
+    return f"#{red:02X}{green:02X}{blue:02X}"
+
+
+_DIMMED_LAYERS: dict[tuple[int, float], tuple[Image.Image, Image.Image]] = {}
+
+
+def _dim_image(image: Image.Image, keep: float) -> Image.Image:
+    key = (id(image), keep)
+    cached = _DIMMED_LAYERS.get(key)
+    if cached is None or cached[0] is not image:  # the source is kept, so its id is not reused meanwhile
+        if len(_DIMMED_LAYERS) >= 64:
+            _DIMMED_LAYERS.clear()
+        cached = (image, image.point([round(v * keep) for v in range(256)] * len(image.getbands())))
+        _DIMMED_LAYERS[key] = cached
+    return cached[1]
+
+
+def dimmed(ops: list[Op], alpha: float) -> list[Op]:
+    """``ops`` as seen through a black scrim of opacity ``alpha``: every colour and pasted picture
+    darkened by the same factor (what blending the painted result would give, at no painting cost)."""
+    keep = round(1.0 - min(max(alpha, 0.0), 1.0), 3)
+
+    def dim(colour: object) -> object:
+        return _dim_colour(colour, keep) if isinstance(colour, str) else colour
+
+    out: list[Op] = []
+    for op in ops:
+        kind = op[0]
+        if kind in ("rect", "ellipse"):
+            out.append((kind, op[1], dim(op[2]), dim(op[3]), *op[4:]))
+        elif kind == "polygon":
+            out.append((kind, op[1], dim(op[2]), dim(op[3])))
+        elif kind in ("text", "line"):
+            out.append((*op[:4], dim(op[4]), *op[5:]) if kind == "text" else (kind, op[1], dim(op[2]), op[3]))
+        elif kind in ("arc", "pieslice"):
+            out.append((*op[:4], dim(op[4]), *op[5:]))
+        elif kind == "paste":
+            out.append((kind, _dim_image(op[1], keep), op[2]))
+        else:  # pragma: no cover - the canvas only emits the kinds above
+            raise ValueError(f"unknown drawing operation {kind!r}")
+    return out
+
+
 def paint(width: int, height: int, background: str, ops: list[Op]) -> Image.Image:
     """Render a display list onto a fresh RGB image."""
     image = Image.new("RGB", (width, height), background)
