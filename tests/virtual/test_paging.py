@@ -24,7 +24,7 @@ from mae.device.virtual.apps.paging import (
     paging_for,
 )
 from mae.device.virtual.apps.shop import FEED_SIZE, ShopApp
-from mae.device.virtual.realism import Realism
+from mae.device.virtual.realism import DISMISS_LABELS, Realism
 from mae.eval.reference import compile_plan
 from mae.eval.virtual_suite import load_task_suite
 
@@ -53,13 +53,22 @@ def tap(phone: VirtualPhone, label: str) -> None:
     phone.tap((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
 
 
+def dismiss_dialogs(phone: VirtualPhone) -> None:
+    """Close whatever dialogs are up (their looks and dismiss words are drawn per app and seed)."""
+    for _ in range(6):
+        names = [name for name, _ in phone.tap_targets() if name in DISMISS_LABELS]
+        if not names:
+            return
+        tap(phone, names[0])
+
+
 def search(phone: VirtualPhone, query: str = QUERY) -> ShopApp:
     phone.open_app("Amazon")
+    dismiss_dialogs(phone)
     tap(phone, "Search Amazon")
     phone.type_text(query)
     phone.enter()
-    if "Not now" in [name for name, _ in phone.tap_targets()]:
-        tap(phone, "Not now")
+    dismiss_dialogs(phone)
     app = phone.current_app
     assert isinstance(app, ShopApp)
     return app
