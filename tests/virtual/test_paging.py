@@ -32,16 +32,21 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "virtual"
 QUERY = "laptop"  # 7 results on Amazon with realism on
 
 
+def paging_seed(style: str, app: str = "Amazon") -> int:
+    """The first seed whose ``app`` pages its lists in ``style``."""
+    for seed in range(100):
+        if paging_for(VirtualPhone(realism_settings=Realism(enabled=True, seed=seed)), app).style == style:
+            return seed
+    raise AssertionError(f"no seed below 100 draws {style!r}")
+
+
 def phone_with(style: str, app: str = "Amazon") -> tuple[VirtualPhone, Paging]:
     """A phone whose ``app`` pages its lists in ``style`` (the first seed that draws it)."""
-    for seed in range(100):
-        phone = VirtualPhone(
-            realism_settings=Realism(enabled=True, seed=seed, popups=False, loading=False, slow_open=False)
-        )
-        paging = paging_for(phone, app)
-        if paging.style == style:
-            return phone, paging
-    raise AssertionError(f"no seed below 100 draws {style!r}")
+    seed = paging_seed(style, app)
+    phone = VirtualPhone(
+        realism_settings=Realism(enabled=True, seed=seed, popups=False, loading=False, slow_open=False)
+    )
+    return phone, paging_for(phone, app)
 
 
 def texts(phone: VirtualPhone) -> list[str]:
@@ -156,6 +161,22 @@ def test_without_realism_a_list_is_shown_whole() -> None:
     scroll_down(phone, 12)
     assert "End of results" in texts(phone) and NEXT not in texts(phone)
     assert len(product_rows_seen(phone)) == len(app.results(QUERY))
+
+
+def test_paging_can_be_switched_off_with_the_rest_of_realism_on() -> None:
+    phone = VirtualPhone(
+        realism_settings=Realism(
+            enabled=True,
+            seed=paging_seed("pages"),
+            popups=False,
+            loading=False,
+            slow_open=False,
+            paging=False,
+        )
+    )
+    app = search(phone)
+    scroll_down(phone, 12)
+    assert NEXT not in texts(phone) and len(product_rows_seen(phone)) == len(app.results(QUERY))
 
 
 def test_paging_is_drawn_per_app_and_seed() -> None:

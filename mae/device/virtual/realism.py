@@ -73,6 +73,7 @@ class Realism(BaseModel):
     near_duplicates: bool = True
     out_of_stock: bool = True
     keyboard_covers: bool = True
+    paging: bool = True
     loading_s: tuple[int, int] = Field(default=(1, 3), description="range of loading delays (seconds)")
 
     @model_validator(mode="after")

@@ -57,7 +57,7 @@ def paging_for(
 ) -> Paging:
     """The paging of ``app``'s lists on this phone (the same for every list of the app)."""
     settings = host.realism.settings
-    if not settings.enabled:
+    if not settings.on("paging"):
         return Paging("all", 0)
     rng = settings.rng("paging", app)
     style = styles[rng.randrange(len(styles))]
