@@ -12,8 +12,8 @@
 - Without an accessibility tree, unnamed icons packed in a two-dimensional cluster with no text near
   them (road crossings on a map, texture) are dropped; rows of toolbar icons are kept.
 - Names given without a model and duplicates collapsed (``mae.perception.screen_names``): the
-  navigation bar's buttons, a lone spinner, a ring or a text cursor read as a letter, the same control
-  read twice.
+  navigation bar's buttons, a lone spinner, a ring or a text cursor read as a letter, a close button's
+  cross read as ``X``, the same control read twice.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from mae.perception.screen_names import (
     RING_LETTERS,
     collapse_duplicates,
     is_ring_glyph,
+    name_close_crosses,
     name_lone_spinner,
     name_navigation_bar,
     strip_cursor,
@@ -251,5 +252,5 @@ def tidy(
         kept = [e for i, e in enumerate(kept) if i not in clutter]
     if width is not None:
         kept = name_navigation_bar(kept, width, height)
-    kept = collapse_duplicates(name_lone_spinner(kept, height), height)
+    kept = collapse_duplicates(name_close_crosses(name_lone_spinner(kept, height)), height)
     return Tidied(kept, collapsed)
