@@ -332,7 +332,7 @@ def rubric_recall(limit: int, fused: Perceptor, bare: Perceptor) -> dict[str, An
     out: dict[str, Any] = {"screens": len(shots), "labels": labels}
     missed: list[str] = []
     for key in ("a11y_on", "no_tree"):
-        hits, elements, unnamed = 0, [], []
+        hits, elements, unnamed = 0, list[float](), list[float]()
         for shot in shots:
             source: TreeSource | None = shot.tree_source if key == "a11y_on" else None
             seen = (fused if key == "a11y_on" else bare).perceive(shot.image, shot.keyboard, tree=source)
