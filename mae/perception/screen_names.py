@@ -82,8 +82,11 @@ def _under_an_icon(element: Element, icons: Sequence[Element]) -> bool:
 
 
 def name_close_crosses(elements: Sequence[Element]) -> list[Element]:
-    """``elements`` with a cross read as the letter ``X`` turned into an icon named ``close``."""
+    """``elements`` with a cross read as the letter ``X`` turned into an icon named ``close``; none
+    when no icon was found at all (no detector ran: an app's label ``X`` could not be told apart)."""
     icons = [e for e in elements if e.kind == "icon"]
+    if not icons:
+        return list(elements)
     renamed = []
     for element in elements:
         letter = "".join(element.text.split())

@@ -21,7 +21,7 @@ from mae.perception.elements import Element
 from mae.perception.fusion import fuse
 from mae.perception.icons import make_icon_detector
 from mae.perception.ocr import make_ocr
-from mae.perception.tidy import clean_texts, drop_fragments
+from mae.perception.tidy import clean_texts, drop_fragments, tidy
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 GREY, BLACK, BLUE, WHITE = (74, 79, 85), (31, 31, 31), (11, 87, 208), (255, 255, 255)
@@ -241,3 +241,16 @@ def test_a_pop_ups_cross_is_a_close_button_and_the_navigation_bar_is_named(
 def test_the_app_called_x_keeps_its_name_on_the_home_screen(ocr: object) -> None:
     labels = _perceive(VirtualPhone(), ocr, with_tree=False)
     assert 'text "X"' in labels and not [label for label in labels if label.endswith('"close"')]
+
+
+def test_a_cross_is_named_close_only_where_it_cannot_be_an_apps_label() -> None:
+    title, cross = text("What's new in Chrome", (150, 1030, 620, 1080)), text("X", (897, 1033, 928, 1069))
+    nav = [icon((194, 2250, 238, 2300)), icon((518, 2252, 562, 2296)), icon((844, 2254, 886, 2296))]
+    listed = tidy([title, cross, *nav], 2340, keyboard_active=False, width=1080).elements
+    assert [e.label for e in listed][:2] == ['text "What\'s new in Chrome"', 'icon "close"']
+    app_icon = icon((880, 480, 1010, 610))  # the app called X: its label sits under its icon
+    label = text("X", (938, 615, 952, 637))
+    listed = tidy([label, app_icon, *nav], 2340, keyboard_active=False, width=1080).elements
+    assert 'text "X"' in [e.label for e in listed]
+    # no icon found at all (no detector): nothing tells a label from a cross, so it stays text
+    assert [e.label for e in tidy([title, cross], 2340, keyboard_active=False).elements][1] == 'text "X"'
