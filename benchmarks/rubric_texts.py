@@ -6,7 +6,7 @@ the cart (``bestbuy:price:bb-samsung-s90c-55``, ``maps:hours:gangnam-bbq``). Ite
 the virtual phone's data (a product's title and price, a place's name, rating, hours or phone, a
 post's author and text, a paper's title). On every distinct screen of the task's reference route, a
 ground-truth text of the virtual phone that holds one of these terms (or is a line of one: a wrapped
-title) is a rubric label; ``found`` says whether an element list shows it.
+title) is a rubric label, unless the keyboard covers it; ``found`` says whether an element list shows it.
 
 Used by ``element_list.py`` (rubric-label recall); not a script.
 """
@@ -24,7 +24,7 @@ from PIL import Image
 
 from mae.action_text import parse_action_text
 from mae.actions import resolve_call
-from mae.device.virtual import VirtualPhone
+from mae.device.virtual import VirtualPhone, theme
 from mae.eval.virtual_suite import VirtualTask, load_task_suite
 from mae.perception import Perception
 from mae.perception.a11y import A11yTree
@@ -136,6 +136,13 @@ def is_rubric_label(text: str, terms: list[str]) -> bool:
     return any((t := squash(term)) and (t in key or (len(key) >= MIN_LINE and key in t)) for term in terms)
 
 
+def _keyboard_top(phone: VirtualPhone) -> int:
+    """Where the on-screen keyboard starts: texts below it are drawn under the keys, not seen."""
+    width, height = phone.screen_size()
+    k = width / theme.DESIGN_WIDTH
+    return round((height / k - theme.NAV_H - theme.KEYBOARD_H) * k)
+
+
 @dataclass
 class RubricShot:
     task: str
@@ -163,10 +170,11 @@ def collect_rubric_screens(limit: int) -> list[RubricShot]:
             digest = hashlib.sha1(image.tobytes()).hexdigest()
             if digest not in digests and len(shots) < limit:
                 digests.add(digest)
+                hidden = _keyboard_top(phone) if phone.keyboard_active() else image.height
                 labels = [
                     (e.text, e.box)
                     for e in phone.ground_truth()
-                    if e.kind == "text" and e.text and is_rubric_label(e.text, terms)
+                    if e.kind == "text" and e.text and e.center[1] < hidden and is_rubric_label(e.text, terms)
                 ]
                 if labels:
                     shots.append(RubricShot(task.id, image, phone.keyboard_active(), phone.ui_tree(), labels))
