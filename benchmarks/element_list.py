@@ -14,10 +14,14 @@ with the same OCR and icon detector: ``before`` (vision only, no tidy-up: the ol
 - ``no_tree_no_captions``: the list a custom endpoint gets on a screen without an accessibility tree
   (a WebView) when no ``captioner`` is set: elements and unnamed icons per screen, near duplicates
   (the same text, any case, twice within 160 px) per screen, and the recall of tap targets and of
-  their labels.
+  their labels;
+- ``rubric_labels``: on the hard suite's reference routes (realism as each task sets it), the texts its
+  graders need the agent to see (product names and prices, places, times, posts: see
+  ``rubric_texts.py``) found in the list, with the tree and without it (no captions either), and the
+  elements and unnamed icons per screen there.
 
     python benchmarks/element_list.py               # summary
-    python benchmarks/element_list.py --json --screens 60
+    python benchmarks/element_list.py --json --screens 60 --rubric-screens 80
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PIL import Image
+from rubric_texts import collect_rubric_screens, found  # the hard suite's rubric labels (a helper module)
 
 from mae.actions.reading import parse_action_text
 from mae.actions.registry import Tap, resolve_call
@@ -158,6 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--screens", type=int, default=200, help="distinct screens at most (default 200: the whole suite)"
     )
+    parser.add_argument(
+        "--rubric-screens",
+        type=int,
+        default=400,
+        help="hard-suite screens with rubric labels at most (default 400: the whole suite; 0: skip)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
 
@@ -265,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         "caption_requests_per_task": {
             name: round(statistics.fmean(per.values()), 2) if per else 0.0 for name, per in requests.items()
         },
+        "rubric_labels": rubric_recall(args.rubric_screens, Perceptor(ocr, icons), bare),
     }
     if args.json:
         print(json.dumps(report))
@@ -300,7 +312,45 @@ def main(argv: list[str] | None = None) -> int:
         f"{bare['near_duplicates_per_screen']} near duplicates; "
         f"target recall {bare['target_recall']:.1%}, label recall {bare['label_recall']:.1%}"
     )
+    rubric = report["rubric_labels"]
+    for key in ("a11y_on", "no_tree"):
+        part = rubric[key]
+        print(
+            f"  rubric labels ({key}, {rubric['screens']} hard-suite screens): recall {part['recall']:.1%} "
+            f"of {rubric['labels']}; {part['elements_per_screen']} elements and "
+            f"{part['unnamed_icons_per_screen']} unnamed icons per screen"
+        )
+    for line in rubric["missed_examples"]:
+        print(f"    rubric label not in the list without a tree: {line}")
     return 0
+
+
+def rubric_recall(limit: int, fused: Perceptor, bare: Perceptor) -> dict[str, Any]:
+    """Rubric-label recall on the hard suite's reference routes, with and without the tree."""
+    shots = collect_rubric_screens(limit) if limit > 0 else []
+    labels = sum(len(s.labels) for s in shots)
+    out: dict[str, Any] = {"screens": len(shots), "labels": labels}
+    missed: list[str] = []
+    for key in ("a11y_on", "no_tree"):
+        hits, elements, unnamed = 0, list[float](), list[float]()
+        for shot in shots:
+            source: TreeSource | None = shot.tree_source if key == "a11y_on" else None
+            seen = (fused if key == "a11y_on" else bare).perceive(shot.image, shot.keyboard, tree=source)
+            elements.append(len(seen.elements))
+            unnamed.append(sum(1 for e in seen.icons if not e.text))
+            for text, box in shot.labels:
+                hit = found(seen, text, box)
+                hits += hit
+                if not hit and key == "no_tree":
+                    missed.append(f"{shot.task}: {text!r}")
+        out[key] = {
+            "recall": round(hits / max(1, labels), 4),
+            "elements_per_screen": mean(elements),
+            "unnamed_icons_per_screen": mean(unnamed),
+        }
+    out["missed_examples"] = missed[:15]
+    out["missed_no_tree"] = len(missed)
+    return out
 
 
 if __name__ == "__main__":

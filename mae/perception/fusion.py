@@ -11,6 +11,9 @@
 - With a tree, an unnamed icon outside every clickable node is decoration (map texture, dividers,
   badges) and is dropped; so is an unnamed icon inside a control whose label the list already shows
   as text inside it (a product's star rating, the magnifier in a search box, the glyph above "Save").
+- A card (a clickable row whose label is its title, price and rating) is listed by its title: a picture
+  inside it does not take the card's label (its centre, on the picture, would be the card's tap
+  point), and a card nothing saw is added with the box of the text that starts its label.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mae.perception.a11y import A11yNode, A11yTree
-from mae.perception.elements import Element
+from mae.perception.elements import Box, Element
 from mae.perception.geometry import box_area, holds, reading_order
 
 ICON_NODE_RATIO = 20.0
@@ -61,6 +64,31 @@ def _namer(nodes: Sequence[A11yNode], element: Element, seen: Sequence[Element])
     return None
 
 
+def _is_card(node: A11yNode, element: Element, texts: Sequence[Element]) -> bool:
+    """Whether ``node`` is a card around ``element`` (its picture): a control with two or more texts
+    seen inside it, beside the picture, that show its label (a product's title, price and rating; not
+    an app icon with its one name below)."""
+    beside = [t for t in texts if not holds(element.box, t.center) and _contains(node, t.center)]
+    return node.clickable and len(beside) >= 2 and _shows_label(node, beside)
+
+
+def _label_box(node: A11yNode, nodes: Sequence[A11yNode]) -> Box:
+    """Where a person reads ``node``'s label: the first text inside it that starts the label (a card's
+    title), else the node itself."""
+    label = _norm(node.label)
+    inside = [
+        n
+        for n in nodes
+        if n is not node
+        and n.text.strip()
+        and n.area < node.area
+        and holds(node.bounds, ((n.bounds[0] + n.bounds[2]) // 2, (n.bounds[1] + n.bounds[3]) // 2))
+        and _norm(n.text)
+        and label.startswith(_norm(n.text))
+    ]
+    return min(inside, key=lambda n: (n.bounds[1], n.bounds[0])).bounds if inside else node.bounds
+
+
 def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
     """``elements`` (OCR texts and detected icons) named and typed by ``tree``, plus unseen controls."""
     # A node names an icon when it describes an image (content description) or is a labelled control;
@@ -97,6 +125,8 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             # The outline of a labelled chip or button, found as an icon: its text already says it.
             if any(_norm(t.text) == _norm(label) and holds(box, t.center) for t in texts):
                 continue
+            if _is_card(named, element, texts):
+                continue  # a card's picture: the card is listed by its title, where a tap on it lands
             update.update(text=label, named_by="a11y")
         if control is not None:
             update["role"] = "field" if control.editable else "button"
@@ -114,7 +144,7 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             Element(
                 kind="text" if node.text and not node.content_desc else "icon",
                 text=node.label,
-                box=node.bounds,
+                box=_label_box(node, tree.nodes) if node.text and not node.content_desc else node.bounds,
                 source=tree.source,
                 role="field" if node.editable else "button",
                 named_by="a11y",

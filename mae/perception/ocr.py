@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from mae.errors import ConfigError
+from mae.perception.caret import without_caret
 from mae.perception.elements import Element
 from mae.perception.geometry import box_area, quad_to_box, reading_order
 from mae.perception.line_detection import detect_lines
@@ -296,7 +297,7 @@ class RapidOcrBackend:
                     gray[top:bottom, left:right], (left, top, right, bottom), self.split_gap
                 )
             ]
-        crops = [bgr[top:bottom, left:right] for left, top, right, bottom in boxes]
+        crops = [without_caret(bgr[top:bottom, left:right]) for left, top, right, bottom in boxes]
         if not crops:
             return []
         elements = []

@@ -7,7 +7,10 @@ phone without an accessibility tree) as much as for fused ones:
   ``recent apps``), since every phone with three-button navigation draws them in that order;
 - a ring read as a letter (``O``, ``o``, ``0``, ``Q`` in a square box: a spinner, a magnifier) is an
   icon, not text; alone on an otherwise empty screen it is named ``loading``;
-- a text cursor read as a letter at either end of a word (``|Search``, ``Search|``) is cut off;
+- a text cursor read as a letter at either end of a word (``|Search``, ``Search|``) is cut off (a
+  caret merged into a letter is painted out before OCR: ``mae.perception.caret``);
+- a close button's cross read as the letter ``X`` (a pop-up's corner, a field's clear button) is an
+  icon named ``close``, unless it is a label under an icon (the app called X on the home screen);
 - the same control found twice (accessibility tree, OCR and icon detection disagreeing on case or
   on a suffix such as ``Amazon`` / ``Amazon app``) is listed once, when the two lie close together
   and came from different readers or were written differently; two equal texts from one reader stay
@@ -28,6 +31,7 @@ CURSORS = "|¦│"
 DUPLICATE_REACH = 0.07
 """Two mentions of one control lie at most this share of the screen height apart (centres)."""
 _SUFFIXES = (" app", " icon", " button", " tab")
+CROSSES = frozenset("Xx×✕✖✗")
 
 
 def strip_cursor(text: str) -> str:
@@ -61,6 +65,43 @@ def name_navigation_bar(elements: Sequence[Element], width: int, height: int) ->
         e.model_copy(update={"text": names[id(e)], "named_by": "layout"}) if id(e) in names else e
         for e in elements
     ]
+
+
+def _under_an_icon(element: Element, icons: Sequence[Element]) -> bool:
+    """Whether ``element`` sits right under a larger icon, as an app's name under its icon."""
+    left, top, right, _ = element.box
+    for icon in icons:
+        size = icon.box[3] - icon.box[1]
+        if (
+            size > element.box[3] - top
+            and icon.box[0] - size / 2 <= (left + right) / 2 <= icon.box[2] + size / 2
+            and icon.box[3] - 0.2 * size <= top <= icon.box[3] + 0.8 * size
+        ):
+            return True
+    return False
+
+
+def name_close_crosses(elements: Sequence[Element]) -> list[Element]:
+    """``elements`` with a cross read as the letter ``X`` turned into an icon named ``close``; none
+    when no icon was found at all (no detector ran: an app's label ``X`` could not be told apart)."""
+    icons = [e for e in elements if e.kind == "icon"]
+    if not icons:
+        return list(elements)
+    renamed = []
+    for element in elements:
+        letter = "".join(element.text.split())
+        left, top, right, bottom = element.box
+        if (
+            element.kind == "text"
+            and element.named_by != "a11y"
+            and len(letter) == 1
+            and letter in CROSSES
+            and 0.6 <= (right - left) / max(1, bottom - top) <= 1.6
+            and not _under_an_icon(element, icons)
+        ):
+            element = element.model_copy(update={"kind": "icon", "text": "close", "named_by": "layout"})
+        renamed.append(element)
+    return renamed
 
 
 def name_lone_spinner(elements: Sequence[Element], height: int) -> list[Element]:

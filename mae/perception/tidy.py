@@ -5,12 +5,15 @@
 - Glyph-only OCR junk (``.`` for a magnifier, ``口`` for a bookmark) becomes an icon, or is dropped
   when the icon detector already found that icon; a stray glyph before a Latin label (``天 46 min``)
   is cut off. This runs on OCR's lines before fusion (``clean_texts``), so the tree can name the icon.
+  A lone ring letter (``O``) on a detected icon is that icon's lens (a magnifier), not text; a one- or
+  two-character text lying inside a longer text's box is a fragment of it read twice (the stray ``3``
+  beside ``$12.98``) and is dropped.
 - With the keyboard shown, its keys collapse into one line (``Perception.keyboard_collapsed``).
 - Without an accessibility tree, unnamed icons packed in a two-dimensional cluster with no text near
   them (road crossings on a map, texture) are dropped; rows of toolbar icons are kept.
 - Names given without a model and duplicates collapsed (``mae.perception.screen_names``): the
-  navigation bar's buttons, a lone spinner, a ring or a text cursor read as a letter, the same control
-  read twice.
+  navigation bar's buttons, a lone spinner, a ring or a text cursor read as a letter, a close button's
+  cross read as ``X``, the same control read twice.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mae.perception.elements import Element
+from mae.perception.elements import Box, Element
 from mae.perception.geometry import box_area, holds
 from mae.perception.screen_names import (
+    RING_LETTERS,
     collapse_duplicates,
     is_ring_glyph,
+    name_close_crosses,
     name_lone_spinner,
     name_navigation_bar,
     strip_cursor,
@@ -32,6 +37,8 @@ from mae.perception.screen_names import (
 STATUS_BAR_SHARE = 0.045
 """The status bar's height as a share of the screen height (24-48 dp on phones)."""
 STARS = "★☆✩✪✫✬✭✮✯⭐⯨⯪"
+FRAGMENT_OVERLAP = 0.7
+"""A short text this much inside a longer one is a fragment of it read twice (``drop_fragments``)."""
 KEY_ROW_MIN = 5
 """Elements in one row that make a keyboard row (letters, or keys as icons)."""
 _LATIN = re.compile(r"[A-Za-z0-9]")
@@ -103,11 +110,48 @@ def clean_texts(texts: Sequence[Element], icons: Sequence[Element]) -> tuple[lis
         cleaned = clean_text(element)
         if cleaned is None:
             continue
-        if cleaned.kind == "text":
+        if cleaned.kind == "text" and not _ring_in_icon(cleaned, icons):
             kept.append(cleaned)
-        elif not any(holds(icon.box, cleaned.center) for icon in icons):
+        elif cleaned.kind == "icon" and not any(holds(icon.box, cleaned.center) for icon in icons):
             found.append(cleaned)
-    return kept, found
+    return drop_fragments(kept), found
+
+
+def _ring_in_icon(text: Element, icons: Sequence[Element]) -> bool:
+    """A lone ring letter (``O``) read off a detected icon larger than it: the magnifier's lens."""
+    letter = "".join(text.text.split())
+    return (
+        len(letter) == 1
+        and letter in RING_LETTERS
+        and any(holds(i.box, text.center) and box_area(i.box) > box_area(text.box) for i in icons)
+    )
+
+
+def _overlap(inner: Box, outer: Box) -> float:
+    """The share of ``inner``'s area that lies inside ``outer``."""
+    left, top = max(inner[0], outer[0]), max(inner[1], outer[1])
+    right, bottom = min(inner[2], outer[2]), min(inner[3], outer[3])
+    if right <= left or bottom <= top:
+        return 0.0
+    return box_area((left, top, right, bottom)) / max(1, box_area(inner))
+
+
+def drop_fragments(texts: Sequence[Element]) -> list[Element]:
+    """``texts`` without re-read fragments: a one- or two-character text whose box lies mostly
+    (``FRAGMENT_OVERLAP``) inside a longer text's box is a piece of it read again (the ``3`` of
+    ``$12.98``); a lone digit beside other text (a quantity, a page number) overlaps nothing."""
+    kept = []
+    for text in texts:
+        short = len("".join(text.text.split())) <= 2
+        if short and any(
+            other is not text
+            and len("".join(other.text.split())) > len("".join(text.text.split()))
+            and _overlap(text.box, other.box) >= FRAGMENT_OVERLAP
+            for other in texts
+        ):
+            continue
+        kept.append(text)
+    return kept
 
 
 def keyboard_band(elements: Sequence[Element], height: int) -> tuple[int, int] | None:
@@ -208,5 +252,5 @@ def tidy(
         kept = [e for i, e in enumerate(kept) if i not in clutter]
     if width is not None:
         kept = name_navigation_bar(kept, width, height)
-    kept = collapse_duplicates(name_lone_spinner(kept, height), height)
+    kept = collapse_duplicates(name_close_crosses(name_lone_spinner(kept, height)), height)
     return Tidied(kept, collapsed)
