@@ -22,8 +22,8 @@ from typing import Any
 
 from PIL import Image
 
-from mae.action_text import parse_action_text
-from mae.actions import resolve_call
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import resolve_call
 from mae.device.virtual import VirtualPhone, theme
 from mae.eval.virtual_suite import VirtualTask, load_task_suite
 from mae.perception import Perception

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from mae.action_text import parse_action_text
-from mae.actions import resolve_call
+from mae.actions.reading import parse_action_text
+from mae.actions.registry import resolve_call
 from mae.device.virtual import VirtualPhone
 from mae.device.virtual.realism import Realism
 from mae.perception import Perceptor
