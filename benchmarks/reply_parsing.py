@@ -45,8 +45,11 @@ def parsers() -> dict[str, Callable[[str], Any]]:
     """Every reply parser reachable through the public API (present in old and new versions)."""
     try:
         from mae.actions.reading import parse_action_text
-    except ImportError:  # a checkout from before the action reader had its own module
-        from mae.actions.registry import parse_action_text  # type: ignore[attr-defined,no-redef]
+    except ImportError:  # a checkout from before the action layer was a package
+        try:
+            from mae.action_text import parse_action_text  # type: ignore[no-redef]
+        except ImportError:  # from before the action reader had its own module
+            from mae.actions import parse_action_text  # type: ignore[attr-defined,no-redef]
     from mae.agents import experience, manager, notetaker, precondition, reflector, retrieval
     from mae.agents.parsing import extract_sections, strip_fence
 

@@ -152,8 +152,9 @@ def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
             raise ConfigError(f"nothing to resume in {folder}: it holds no eval (drop --resume to start one)")
         differs = saved.same_run(saved.model_copy(update=given))
         if differs:
+            flags = ", ".join("--" + name.replace("_", "-") for name in differs)
             raise ConfigError(
-                f"{folder} was started with other {', '.join(differs)}: drop those options to resume it, "
+                f"{folder} was started with other {flags}: drop those options to resume it, "
                 "or choose a new --out"
             )
         return saved

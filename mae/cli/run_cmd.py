@@ -280,7 +280,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if settings.loop.agent != "e":  # the baselines neither read nor change the long-term memory
             from mae.run.loop import RunRequest
 
-            result = run_one(RunRequest(args.task, shortcuts={}), runtime, args)
+            result = run_one(RunRequest(args.task), runtime, args)
         else:
             result = memory_cmd.run_single_with_memory(args, runtime, run_one)
     finally:

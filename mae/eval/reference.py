@@ -185,3 +185,7 @@ def compile_plan(plan: list[str], phone: VirtualPhone) -> list[RefAction]:
             raise PlanError(f"plan step {index} ({step!r}): {exc}") from None
     recorder.clear()
     return recorder.actions
+
+
+if __name__ == "__main__":  # the command moved with the suite files it writes
+    raise SystemExit("this command moved: run python -m mae.eval.virtual_suite --check (or --write)")

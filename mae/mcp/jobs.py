@@ -120,8 +120,8 @@ class RunJob:
             log.exception("MCP run %s failed unexpectedly", self.id)
             ended = Ended(
                 result=None,
-                error="the run stopped on an unexpected problem; the MCP server's log has the details "
-                "(please report it with that log)",
+                error="the run stopped on an unexpected problem; the MCP server's stderr has the details "
+                "(please report it with them)",
             )
         finally:
             self.ended = ended

@@ -46,7 +46,9 @@ __all__ = [
     "Approver",
     "ExitReason",
     "PerceptorLike",
+    "RunControls",
     "RunParts",
+    "RunRequest",
     "RunTotals",
     "TaskResult",
     "run_task",
@@ -205,8 +207,9 @@ class _Runner:
             reason, message = ExitReason.ERROR, str(exc)
         except KeyboardInterrupt:
             reason, message = ExitReason.STOPPED, "interrupted (Ctrl-C)"
-        except BaseException as exc:
-            self.finish(ExitReason.ERROR, f"crashed: {type(exc).__name__}: {exc}")
+        except BaseException:
+            log.exception("the run stopped on an unexpected problem")
+            self.finish(ExitReason.ERROR, "the run stopped on an unexpected problem (details in the log)")
             raise
         return self.finish(reason, message)
 

@@ -165,8 +165,9 @@ def start_eval(
         except Exception:  # shown on the page as a sentence, never as a traceback; the log has the rest
             log.exception("the eval in %s stopped unexpectedly", folder)
             job.error = (
-                "the eval stopped on an unexpected problem; the demo's log has the details "
-                "(please report it with that log). The finished tasks are kept in the eval folder."
+                "the eval stopped on an unexpected problem; the terminal (or the Space's logs) running the "
+                "demo has the details (please report it with them). The finished tasks are kept in the eval "
+                "folder."
             )
         finally:
             for own in extra:

@@ -146,7 +146,7 @@ def test_eval_cli_resume_finishes_only_what_was_left(
     assert main(other_model) == 2  # another backbone would mix two models in one report
     assert "was run with the backbone custom:fake-vlm, not custom:another-vlm" in capsys.readouterr().err
     assert main(cli(fake_server, out, "--resume", "--max-steps", "5")) == 2  # another step limit
-    assert "was started with other max_steps" in capsys.readouterr().err
+    assert "was started with other --max-steps" in capsys.readouterr().err
     started = [r for r in agent.requests if r.role == "manager" and "name the first subgoal" in r.text]
     before = len(started)
     assert main(cli(fake_server, out, "--resume")) == 0

@@ -100,7 +100,7 @@ def test_eval_flag_skips_planning_on_loading_screens_and_is_recorded_for_compare
     resume = ["eval", "--out", str(tmp_path / "skip"), "--resume", "--backbone", "custom"]
     resume += ["--base-url", fake_server.base_url, "--model", "fake-vlm", "--quiet"]
     assert main([*resume, "--no-skip-planning-while-loading"]) == 2
-    assert "was started with other skip_planning_while_loading" in capsys.readouterr().err
+    assert "was started with other --skip-planning-while-loading" in capsys.readouterr().err
     assert main(resume) == 0
     assert json.loads((tmp_path / "skip" / "eval.json").read_text())["skip_planning_while_loading"] is True
 

@@ -121,7 +121,7 @@ def test_an_unexpected_failure_ends_the_job_with_a_sentence(
     job._thread.join(10)
     assert isinstance(job.ended, Ended) and job.ended.result is None
     error = job.ended.error or ""
-    assert "unexpected problem" in error and "log" in error
+    assert "unexpected problem" in error and "stderr" in error
     assert "KeyError" not in error and "steps" not in error
     assert "KeyError" in caplog.text  # the log keeps what a bug report needs
 
