@@ -39,10 +39,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mae.agents.base import ask
-from mae.agents.notes_budget import NOTES_BUDGET_CHARS, ConsolidatedNotes, consolidate, parse_consolidated
+from mae.agents.notes_budget import (
+    NOTES_BUDGET_CHARS,
+    ConsolidatedNotes,
+    consolidate,
+    consolidation_prompt,
+    parse_consolidated,
+)
 from mae.agents.notes_facts import VALUE_KINDS, extract_facts, find_losses, normalise
 from mae.agents.notetaker import ROLE
-from mae.agents.prompting import render_prompt
 from mae.device.virtual import VirtualPhone
 from mae.eval.virtual_suite import Check, VirtualTask, load_task_suite
 from mae.llm import ChatClient, ModelProfile
@@ -330,17 +335,7 @@ def survives(fact: str, line: str, notes: str) -> bool:
 def without_safeguard(client: ChatClient, memory: WorkingMemory) -> str:
     """The notes after a consolidation whose reply is only parsed (unusable: the old notes stay)."""
     before = memory.notes
-    prompt = render_prompt(
-        "notetaker_consolidate",
-        {
-            "instruction": memory.instruction,
-            "plan": memory.plan or "(no plan)",
-            "progress": memory.progress or "(nothing yet)",
-            "notes": before,
-            "length": str(len(before)),
-            "target": "900",
-        },
-    )
+    prompt = consolidation_prompt(memory)
     result = ask(client, ROLE, prompt, [], lambda text: parse_consolidated(text, before))
     return result.value.notes if result.value is not None else before
 

@@ -95,6 +95,22 @@ def keep_facts(reply: ConsolidatedNotes, before: str, *, last_try: bool) -> Cons
     return ConsolidatedNotes(notes=repaired, dropped=reply.dropped, restored=restored)
 
 
+def consolidation_prompt(memory: WorkingMemory, prompts_dir: Path | None = None) -> str:
+    """The Notetaker's request to shorten ``memory.notes`` toward ``NOTES_TARGET_CHARS``."""
+    return render_prompt(
+        "notetaker_consolidate",
+        {
+            "instruction": memory.instruction,
+            "plan": memory.plan or "(no plan)",
+            "progress": memory.progress or "(nothing yet)",
+            "notes": memory.notes,
+            "length": str(len(memory.notes)),
+            "target": str(NOTES_TARGET_CHARS),
+        },
+        prompts_dir,
+    )
+
+
 def consolidate(
     client: ChatClient,
     memory: WorkingMemory,
@@ -105,18 +121,7 @@ def consolidate(
     """Ask the Notetaker to shorten ``memory.notes`` (one corrective retry) without losing a fact; the
     caller keeps the old notes when the result has no value."""
     before = memory.notes
-    prompt = render_prompt(
-        "notetaker_consolidate",
-        {
-            "instruction": memory.instruction,
-            "plan": memory.plan or "(no plan)",
-            "progress": memory.progress or "(nothing yet)",
-            "notes": before,
-            "length": str(len(before)),
-            "target": str(NOTES_TARGET_CHARS),
-        },
-        prompts_dir,
-    )
+    prompt = consolidation_prompt(memory, prompts_dir)
     tries = 0
 
     def parse(text: str) -> ConsolidatedNotes:
