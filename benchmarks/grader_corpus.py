@@ -30,7 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from grader_routes import Route, Step, corpus  # the hand-written routes (data)
+import grader_routes_places
+import grader_routes_research
+import grader_routes_shopping
+from grader_routes import Route, Step  # the hand-written routes (data), one file per scenario family
 
 from mae.device.virtual import VirtualPhone
 from mae.eval.reference import compile_plan
@@ -87,6 +90,16 @@ def grade_route(task: VirtualTask, route: Route) -> Outcome:
     result = task.grade(phone)
     failed = [i for i, (_, ok) in enumerate(result.items) if not ok]
     return Outcome(task.id, route.name, route.correct, sorted(route.fails), failed, result.score)
+
+
+def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
+    """Every hard task's routes; the tasks' own plans are reused where a route only adds to them."""
+    plan = {task_id: task.plan for task_id, task in tasks.items()}
+    return {
+        **grader_routes_places.routes(plan),
+        **grader_routes_research.routes(plan),
+        **grader_routes_shopping.routes(plan),
+    }
 
 
 def run_corpus(only: set[str] | None = None) -> list[Outcome]:

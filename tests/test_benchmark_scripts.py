@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-LIBRARIES = {"bench_common.py", "grader_routes.py", "rubric_texts.py"}
+LIBRARIES = {
+    "bench_common.py",
+    "grader_routes.py",
+    "grader_routes_places.py",
+    "grader_routes_research.py",
+    "grader_routes_shopping.py",
+    "rubric_texts.py",
+}
 """Modules the scripts import (helpers, the grader corpus's routes), not scripts themselves."""
 SCRIPTS = sorted(p for p in BENCHMARKS.glob("*.py") if p.name not in LIBRARIES)
 
