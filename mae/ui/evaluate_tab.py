@@ -1,10 +1,10 @@
 """The demo's Evaluate tab: run the virtual suite with progress, and the Judge view.
 
-``build_evaluate_tab(backend)`` is called by ``app.build_demo`` inside its ``gr.Tabs()``. The eval runs
-in a background thread on the virtual phone (``mae.eval.runner``) into ``<log dir>/eval-<time>``. The
+``build_evaluate_tab(backend)`` is called by ``mae.ui.demo.build_demo`` inside its ``gr.Tabs()``. The eval
+runs in a background thread on the virtual phone (``mae.eval.runner``) into ``<log dir>/eval-<time>``. The
 Judge view shows a run's screenshots beside its rubric checklist; a person marks after which step each
-rubric item became true and which actions and Action Reflector verdicts were correct; the marks are
-saved into the eval folder and the reports are recomputed with them.
+rubric item became true and which actions and Action Reflector verdicts were correct; the marks are saved
+into the eval folder and the reports are recomputed with them.
 """
 
 from __future__ import annotations
