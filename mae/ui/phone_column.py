@@ -31,10 +31,12 @@ class PhoneColumn:
     manual_buttons: dict[str, gr.Button]
     reset_btn: gr.Button
     overlay: gr.Checkbox
+    live_timer: gr.Timer
 
 
 def build_phone_column(*, public: bool) -> PhoneColumn:
-    """Lay out the phone picture and its controls in the current column."""
+    """Lay out the phone picture and its controls in the current column (the live picture's timer too:
+    a component made outside the tab would sit among the tabs and shift their titles)."""
     phone = gr.Image(
         label="Phone",
         show_label=False,
@@ -54,7 +56,8 @@ def build_phone_column(*, public: bool) -> PhoneColumn:
         }
         reset_btn = gr.Button("↺ Reset phone", size="sm", elem_id="mae-reset-phone")
     overlay = gr.Checkbox(value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay")
-    return PhoneColumn(phone, manual_status, manual_buttons, reset_btn, overlay)
+    live_timer = gr.Timer(LIVE_FPS)
+    return PhoneColumn(phone, manual_status, manual_buttons, reset_btn, overlay, live_timer)
 
 
 def wire_phone_column(
@@ -63,8 +66,7 @@ def wire_phone_column(
     """Live picture, boxes, taps and buttons act on the phone ``device`` names, for the tab ``state``;
     picking another phone shows it and relabels ``fresh``."""
     phone, manual_status = column.phone, column.manual_status
-    live_timer = gr.Timer(LIVE_FPS)
-    live_timer.tick(
+    column.live_timer.tick(
         panel.on_tick,
         [state, device],
         phone,
