@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mae.errors import MaeError
 from mae.eval.marks import judged_records
 from mae.eval.metrics import (
     EvalSummary,
@@ -28,6 +29,7 @@ from mae.eval.metrics import (
 )
 from mae.eval.plots import grader_label, write_plots
 from mae.eval.records import TaskRecord, read_results
+from mae.eval.runner import EvalOptions, read_options
 from mae.memory.atomic import atomic_write_text
 
 AGENT_NAMES = {"e": ("Mobile-Agent-E", "Multi-Agent"), "v2": ("Mobile-Agent-v2", "Multi-Agent")}
@@ -90,6 +92,32 @@ def _settings_rows(records: Sequence[TaskRecord]) -> list[tuple[str, str]]:
         ("setting", ", ".join(sorted({r.setting for r in records})) or "?"),
         ("skip planning while loading", loading_option(records)),
     ]
+
+
+FROM_RESULTS = {"agent", "backbone", "setting", "skip_planning_while_loading"}
+"""The options ``_settings_rows`` reads from the results themselves (what each run really used)."""
+NOT_SETTINGS = {"started_at"}
+UNSET = {"tasks": "all of the suite", "seed": "each task's own"}
+"""How an option left unset reads (``None`` in ``eval.json``)."""
+
+
+def _options_rows(folder: Path | str) -> list[tuple[str, str]]:
+    """Every other option ``eval.json`` records (max steps, repeats, realism, seed, ...), one row each;
+    "not recorded" where the folder has no ``eval.json``."""
+    names = [n for n in EvalOptions.model_fields if n not in FROM_RESULTS | NOT_SETTINGS]
+    try:
+        options = read_options(Path(folder))
+    except MaeError:
+        options = None
+        missing = "unreadable"
+    else:
+        missing = "not recorded"
+    rows = []
+    for name in names:
+        value = getattr(options, name) if options is not None else None
+        shown = missing if options is None else UNSET.get(name, "–") if value is None else str(value)
+        rows.append((name.replace("_", " "), shown))
+    return rows
 
 
 def judged(m: GroupMetrics, name: str) -> str:
@@ -496,7 +524,9 @@ def compare(a: Path | str, b: Path | str) -> str:
         records_b = [r for r in records_b if r.task_id in shared]
     sa, sb = summarize(records_a), summarize(records_b)
     out += ["| settings | A | B | |", "|---|---|---|---|"]
-    for (label, in_a), (_, in_b) in zip(_settings_rows(records_a), _settings_rows(records_b), strict=True):
+    rows_a = [*_settings_rows(records_a), *_options_rows(a)]
+    rows_b = [*_settings_rows(records_b), *_options_rows(b)]
+    for (label, in_a), (_, in_b) in zip(rows_a, rows_b, strict=True):
         out.append(f"| {label} | {in_a} | {in_b} | {'same' if in_a == in_b else 'differs'} |")
     out += [
         "",

@@ -2,7 +2,7 @@
 Run form names, with a progress bar, its verdict and its picture of targets and taps.
 
 Private mode only: the doctor spends the server's model calls and reaches the base URL typed in the
-page, so ``app.py`` does not build (or register) it when the demo is public.
+page, so ``mae.ui.run_form`` does not build (or register) it when the demo is public.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The demo's Evaluate tab: run the virtual suite with progress, and the Judge view.
 
-``build_evaluate_tab(backend)`` is called by ``app.build_demo`` inside its ``gr.Tabs()``. The eval runs
-in a background thread on the virtual phone (``mae.eval.runner``) into ``<log dir>/eval-<time>``. The
+``build_evaluate_tab(backend)`` is called by ``mae.ui.demo.build_demo`` inside its ``gr.Tabs()``. The eval
+runs in a background thread on the virtual phone (``mae.eval.runner``) into ``<log dir>/eval-<time>``. The
 Judge view shows a run's screenshots beside its rubric checklist; a person marks after which step each
-rubric item became true and which actions and Action Reflector verdicts were correct; the marks are
-saved into the eval folder and the reports are recomputed with them.
+rubric item became true and which actions and Action Reflector verdicts were correct; the marks are saved
+into the eval folder and the reports are recomputed with them.
 """
 
 from __future__ import annotations
@@ -24,39 +24,26 @@ import gradio as gr
 from mae.config import Settings
 from mae.device.virtual import VirtualPhone
 from mae.errors import DeviceBusyError, MaeError
-from mae.eval.judge import (
-    action_label,
-    judged_record,
-    list_eval_folders,
-    marks_from_form,
-    step_choices,
-    step_label,
-    trajectory_frames,
-    verdict_label,
-)
-from mae.eval.marks import judged_records, save_marks
-from mae.eval.metrics import group_metrics, satisfaction
-from mae.eval.plots import grader_label
 from mae.eval.records import RESULTS_FILE, read_results
-from mae.eval.report import RUN_HEADERS, judged, pct, run_cells, write_reports
+from mae.eval.report import write_reports
 from mae.eval.runner import EvalOptions, EvalRunner, write_options
 from mae.eval.tasks import select_tasks, virtual_tasks
 from mae.eval.workers import ParallelEvalRunner, WorkerBoard
 from mae.run.runtime import build_runtime
 from mae.ui import space
 from mae.ui.forms import backbone_choices, missing_keys
+from mae.ui.judge_view import (
+    RESULT_COLUMNS,
+    RESULT_WIDTHS,
+    build_judge_view,
+    folder_choices,
+    results_rows,
+    summary_markdown,
+)
 from mae.ui.runner import Backend
 from mae.ui.task_picker import build_task_picker
 
-MAX_RUBRICS = 16
 MAX_UI_WORKERS = 8
-RESULT_COLUMNS = ["task run", "exit", *RUN_HEADERS, "graded by"]
-"""The results table: per task run, the columns of the report's per-task table (``mae eval report``)."""
-_WEIGHTS = [max(6, *(len(word) for word in name.split())) for name in RESULT_COLUMNS[2:]]
-RESULT_WIDTHS: list[str | int] = ["18%", "6%", *[f"{76 * w / sum(_WEIGHTS):.2f}%" for w in _WEIGHTS]]
-"""The task run and its exit, then the figures sharing the rest by their headers' longest word (so that
-"steps/ref ops" does not break inside a word)."""
-
 
 log = logging.getLogger(__name__)
 
@@ -178,28 +165,6 @@ def start_eval(
     return job
 
 
-def results_rows(folder: Path | None) -> list[list[Any]]:
-    if folder is None or not (folder / RESULTS_FILE).exists():
-        return []
-    return [
-        [record.key, record.exit_reason.value, *run_cells(record), record.grader]
-        for record in judged_records(folder, read_results(folder))
-    ]
-
-
-def summary_markdown(folder: Path | None) -> str:
-    if folder is None or not (folder / RESULTS_FILE).exists():
-        return ""
-    records = judged_records(folder, read_results(folder))
-    m = group_metrics(records)
-    return (
-        f"**Overall** ({grader_label(records)}): SS **{pct(m.ss)}** · "
-        f"AA {judged(m, 'aa')} · RA {judged(m, 'ra')} · "
-        f"TE {pct(m.te)} · AA (code proxy) {pct(m.aa_proxy)} · RA (code proxy) {pct(m.ra_proxy)} · "
-        f"{m.steps:.1f} steps per task · reports in `{folder}`"
-    )
-
-
 def progress_markdown(job: EvalJob | None) -> str:
     if job is None:
         return "Pick tasks and press **Start evaluation**."
@@ -230,12 +195,6 @@ def realism_supported() -> bool:
     from mae.eval import virtual_suite
 
     return "realism" in inspect.signature(virtual_suite.load_task_suite).parameters
-
-
-def _folder_choices(backend: Backend, selected: str | None = None) -> Any:
-    folders = [str(p) for p in list_eval_folders(backend.log_dir)]
-    value = selected if selected in folders else (folders[0] if folders else None)
-    return gr.update(choices=folders, value=value)
 
 
 RunModelFields = tuple[gr.Dropdown, gr.Textbox, gr.Textbox]
@@ -328,35 +287,7 @@ def build_evaluate_tab(
             elem_id="mae-eval-results",
         )
 
-        gr.Markdown("### Judge view")
-        with gr.Row():
-            folder = gr.Dropdown(label="Eval folder", choices=[], elem_id="mae-judge-folder", scale=3)
-            task_run = gr.Dropdown(label="Task run", choices=[], elem_id="mae-judge-task", scale=2)
-            refresh = gr.Button("⟳ Refresh", size="sm", elem_id="mae-judge-refresh", scale=1)
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=5):
-                gallery = gr.Gallery(
-                    label="Trajectory (the action is drawn on the screen before it)",
-                    columns=6,
-                    height=820,
-                    preview=True,
-                    object_fit="contain",
-                    elem_id="mae-judge-gallery",
-                )
-            with gr.Column(scale=5):
-                task_text = gr.Markdown(elem_id="mae-judge-instruction")
-                rubrics = [
-                    gr.Dropdown(
-                        label=f"rubric {i + 1}", choices=[], visible=False, elem_id=f"mae-judge-rubric-{i}"
-                    )
-                    for i in range(MAX_RUBRICS)
-                ]
-                actions = gr.CheckboxGroup(label="Correct actions", choices=[], elem_id="mae-judge-actions")
-                verdicts = gr.CheckboxGroup(
-                    label="Correct Action Reflector verdicts", choices=[], elem_id="mae-judge-verdicts"
-                )
-                save = gr.Button("Save marks", variant="primary", elem_id="mae-judge-save")
-                judge_status = gr.Markdown(elem_id="mae-judge-status")
+        judge = build_judge_view(backend, page, summary, results)
 
         # ------------------------------------------------------------ running an eval
         def on_start(
@@ -412,7 +343,7 @@ def build_evaluate_tab(
                 progress_markdown(job),
                 summary_markdown(job.folder),
                 results_rows(job.folder),
-                _folder_choices(backend, str(job.folder)),
+                folder_choices(backend, str(job.folder)),
             )
 
         start.click(
@@ -430,10 +361,10 @@ def build_evaluate_tab(
                 base_url,
                 model,
             ],
-            [job_state, progress, summary, results, folder],
+            [job_state, progress, summary, results, judge.folder],
             show_progress="hidden",
             concurrency_limit=None,
-        )
+        ).then(judge.reload, judge.inputs, judge.outputs)  # same folder name or not: the new results
 
         def on_stop(job: EvalJob | None) -> str:
             if job is None or job.done:
@@ -442,112 +373,3 @@ def build_evaluate_tab(
             return "**Stopping…** the current task ends before its next action (it reruns on resume)."
 
         stop.click(on_stop, job_state, progress, queue=False)
-
-        # ------------------------------------------------------------ judge view
-        def on_folder(path: str | None) -> tuple[Any, str, Any]:
-            if not path:
-                return gr.update(choices=[], value=None), "", []
-            try:
-                keys = [r.key for r in read_results(path)]
-            except MaeError as exc:
-                gr.Warning(str(exc))
-                return gr.update(choices=[], value=None), "", []
-            first = gr.update(choices=keys, value=keys[0] if keys else None)
-            return first, summary_markdown(Path(path)), results_rows(Path(path))
-
-        def on_task(path: str | None, key: str | None) -> tuple[Any, ...]:
-            hidden = [gr.update(visible=False)] * MAX_RUBRICS
-            record = judged_record(path, key) if path and key else None
-            if record is None:
-                return (
-                    None,
-                    "Pick an eval folder and a task run.",
-                    *hidden,
-                    gr.update(choices=[], value=[]),
-                    gr.update(choices=[], value=[]),
-                    "",
-                )
-            choices = step_choices(len(record.actions))
-            boxes = []
-            for i in range(MAX_RUBRICS):
-                if i < len(record.rubrics):
-                    step = record.rubric_steps[i] if i < len(record.rubric_steps) else None
-                    boxes.append(
-                        gr.update(
-                            visible=True,
-                            label=f"{i + 1}. {record.rubrics[i]}",
-                            choices=choices,
-                            value=step_label(step),
-                        )
-                    )
-                else:
-                    boxes.append(gr.update(visible=False))
-            action_choices = [action_label(i, record) for i in range(len(record.actions))]
-            verdict_choices = [
-                verdict_label(i, record)
-                for i, a in enumerate(record.actions)
-                if a.executed and record.agent != "v1"  # v1 has no Action Reflector to judge
-            ]
-            header = (
-                f"**{record.key}** · {record.exit_reason.value} · {len(record.actions)} steps · "
-                f"{grader_label([record])}\n\n> {record.instruction}\n\nFor each rubric item, say after "
-                "which step it first held; tick the actions and verdicts that were right."
-            )
-            frame = next((a.frame for a in record.actions if a.written and a.frame), "")
-            if frame:  # the model wrote its points in another frame than the phone's
-                header += (
-                    " Actions are in screen pixels, as drawn on the screenshots; the model wrote its "
-                    f"points {frame} (each screenshot's caption gives both)."
-                )
-            frames = trajectory_frames(record)
-            return (
-                gr.update(value=frames, selected_index=0 if frames else None),
-                header,
-                *boxes,
-                gr.update(
-                    choices=action_choices,
-                    value=[c for c, ok in zip(action_choices, record.action_correct, strict=False) if ok],
-                ),
-                gr.update(
-                    choices=verdict_choices,
-                    value=[
-                        verdict_label(i, record)
-                        for i, a in enumerate(record.actions)
-                        if a.executed and i < len(record.reflection_correct) and record.reflection_correct[i]
-                    ],
-                ),
-                "",
-            )
-
-        def on_save(path: str | None, key: str | None, *values: Any) -> tuple[str, Any, Any]:
-            if not path or not key:
-                return "Pick an eval folder and a task run first.", gr.skip(), gr.skip()
-            try:
-                record = next((r for r in read_results(path) if r.key == key), None)
-            except MaeError as exc:
-                return f"✖ {exc}", gr.skip(), gr.skip()
-            if record is None:
-                return "That task run is not in the folder any more: refresh the list.", gr.skip(), gr.skip()
-            labels = list(values[:MAX_RUBRICS])
-            marks = marks_from_form(
-                record, labels, list(values[MAX_RUBRICS] or []), list(values[MAX_RUBRICS + 1] or [])
-            )
-            try:
-                save_marks(path, marks)
-                write_reports(path)
-            except (MaeError, OSError) as exc:
-                return f"✖ Could not save the marks: {exc}", gr.skip(), gr.skip()
-            judged = judged_record(path, key)
-            score = pct(satisfaction(judged)) if judged else "–"
-            return (
-                f"✔ Saved your marks for {key}: SS {score}%. The reports in the eval folder are updated.",
-                summary_markdown(Path(path)),
-                results_rows(Path(path)),
-            )
-
-        judge_outputs = [gallery, task_text, *rubrics, actions, verdicts, judge_status]
-        folder.change(on_folder, folder, [task_run, summary, results])
-        task_run.change(on_task, [folder, task_run], judge_outputs)
-        refresh.click(lambda selected: _folder_choices(backend, selected), folder, folder)
-        page.select(lambda selected: _folder_choices(backend, selected), folder, folder)
-        save.click(on_save, [folder, task_run, *rubrics, actions, verdicts], [judge_status, summary, results])

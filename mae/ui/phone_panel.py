@@ -1,7 +1,7 @@
 """The Run tab's phone panel: the live picture, the element boxes and manual control of the phone.
 
-Each method is a Gradio handler; ``app.py`` lays out the components and wires them to these. The
-panel never operates a phone a run is driving (unless that run waits for an approval), and in public
+Each method is a Gradio handler; ``mae.ui.phone_column`` lays out the components and wires them to these.
+The panel never operates a phone a run is driving (unless that run waits for an approval), and in public
 mode it only shows the visitor's own runs.
 """
 

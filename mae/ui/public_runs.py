@@ -1,7 +1,7 @@
 """Starting runs on a public demo: the line (``mae.ui.admission``), the checks a visitor's run passes,
 and the clean-up after it. Also the note a second tab of a private demo gets when the phone is busy.
 
-``app.py`` calls these from its Run handler; the run itself starts as on a private demo.
+``mae.ui.run_tab`` calls these from its Run handler; the run itself starts as on a private demo.
 """
 
 from __future__ import annotations

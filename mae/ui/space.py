@@ -10,7 +10,8 @@ Visitors bring their own API keys: on a public deployment the server's keys are 
 ``MAE_ALLOW_SERVER_KEYS=1`` and a login (``MAE_AUTH``) is set (the rule lives in ``mae.llm.keys``;
 this module only words the refusal).
 
-``app.py`` calls the small hooks below; everything else of the demo is unchanged.
+``app.py`` and the page (``mae.ui.demo``, ``mae.ui.run_tab``) call the small hooks below; everything
+else of the demo is unchanged.
 """
 
 from __future__ import annotations

@@ -46,3 +46,22 @@ def test_the_page_remembers_settings_but_never_keys(tmp_path: Path) -> None:
     for dependency in demo.fns.values():
         if any(getattr(o, "_id", None) == stores[0]._id for o in dependency.outputs):
             assert not keys & {getattr(i, "_id", None) for i in dependency.inputs}
+
+
+def test_the_tab_bar_holds_only_tabs(tmp_path: Path) -> None:
+    """A component made between two tabs (a timer, say) shifts the tab titles in the browser: the
+    History tab was shown as a second "Memory" tab."""
+    import gradio as gr
+
+    import app
+
+    backend = make_backend(settings_for(tmp_path, "http://127.0.0.1:9/v1"), VirtualPhone())
+    demo = app.build_demo(backend, lister=lambda: [])
+    (tabs,) = [b for b in demo.blocks.values() if isinstance(b, gr.Tabs)]
+    assert [c.label for c in tabs.children if isinstance(c, gr.Tab)] == [
+        "Run",
+        "Memory",
+        "History",
+        "Evaluate",
+    ]
+    assert all(isinstance(c, gr.Tab) for c in tabs.children), [type(c).__name__ for c in tabs.children]

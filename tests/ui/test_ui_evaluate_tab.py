@@ -120,7 +120,7 @@ def _code_graded_run(folder: Path) -> None:
 
 def test_ui_evaluate_tab_rows_show_the_code_proxies_and_efficiency_as_the_report_does(tmp_path: Path) -> None:
     from mae.eval.report import write_reports
-    from mae.ui.evaluate_tab import RESULT_COLUMNS, results_rows
+    from mae.ui.judge_view import RESULT_COLUMNS, results_rows
 
     _code_graded_run(tmp_path)
     (row,) = results_rows(tmp_path)
