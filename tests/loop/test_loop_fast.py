@@ -8,6 +8,7 @@ answers nothing it does not expect, so an extra call fails the test."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,7 +73,8 @@ class Model:
 
 
 def fast_events(events: list[Event], key: str) -> list[tuple[int, str, str]]:
-    return [(e.step, e.data[key], e.data["reason"]) for e in events if e.type == "fast_mode" and key in e.data]
+    chosen = [e for e in events if e.type == "fast_mode" and key in e.data]
+    return [(e.step, e.data[key], e.data["reason"]) for e in chosen]
 
 
 def test_fast_turns_every_switch_on_and_an_explicit_value_wins() -> None:
@@ -202,3 +204,20 @@ def test_speculative_operator_is_discarded_when_the_screen_changed_while_judging
     assert result.finished, result.message
     assert fast_events(events, "speculation")[0] == (2, "discarded", "the screen changed")
     assert len(fake_server.requests_for("operator")) == 2 + 2  # live twice, speculated twice
+
+
+def test_run_fast_flag_and_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mae.cli import build_parser
+    from mae.cli.run_cmd import settings_from_args
+
+    monkeypatch.delenv("MAE_FAST", raising=False)
+    monkeypatch.setenv("MAE_MEMORY_DIR", str(tmp_path / "memory"))
+    profile = tmp_path / "fast.toml"
+    profile.write_text("[loop]\nfast = true\nmanager_every = 6\n", encoding="utf-8")
+    parser = build_parser()
+    on = settings_from_args(parser.parse_args(["run", "task", "--fast"])).loop
+    assert on.fast and on.manager_every == 4 and on.speculative_operator
+    from_profile = settings_from_args(parser.parse_args(["run", "task", "--profile", str(profile)])).loop
+    assert from_profile.manager_every == 6 and from_profile.notes_in_reflector
+    off = settings_from_args(parser.parse_args(["run", "task", "--profile", str(profile), "--no-fast"])).loop
+    assert not off.fast and off.manager_every == 6 and not off.notes_in_reflector
