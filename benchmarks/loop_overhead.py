@@ -138,7 +138,13 @@ def one_run(perceptor: PerceptorLike, latency_s: float, parallel: bool, log_dir:
     with FakeModelServer(responder=Scripted(phone, latency_s)) as server:
         client = ChatClient(
             ModelProfile.model_validate(
-                {"provider": "fake", "base_url": server.base_url, "model": "fake-vlm", "api_key_env": None}
+                {
+                    "provider": "fake",
+                    "base_url": server.base_url,
+                    "model": "fake-vlm",
+                    "api_key_env": None,
+                    "image": {"resize": "none"},  # the scripts tap screen pixels
+                }
             )
         )
         result = run_task(

@@ -133,7 +133,8 @@ class LoopSettings(BaseModel):
     speculative_operator: bool = Field(
         False,
         description="Mobile-Agent-E: start the next step's Operator while the Action Reflector judges; its "
-        "action is used only on outcome A with the screen unchanged",
+        "action is used only on outcome A with the screen unchanged (needs manager_every > 1: with the "
+        "Manager asked every step it would always be discarded)",
     )
 
     @model_validator(mode="after")

@@ -188,7 +188,8 @@ class MobileAgentE:
                 ask_notes=joint_notes,
             )
 
-        if settings.speculative_operator and not failure:
+        if settings.speculative_operator and settings.manager_every > 1 and not failure:
+            # (with the Manager asked every step, a speculative action would always be discarded)
             assumed = speculation.assumed_success(memory, record)
             self._speculation = speculation.start(
                 after, lambda on_turn: self._ask_operator(run, assumed, after, on_turn)
