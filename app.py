@@ -224,6 +224,13 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             "progress of the step before.",
                             elem_id="mae-parallel-notetaker",
                         )
+                        fast_mode = gr.Checkbox(
+                            value=settings.loop.fast,
+                            label="Fast mode (fewer model rounds per step; not the paper's order)",
+                            info="Manager only when it has something to decide, notes in the Reflector's "
+                            "reply, next Operator started early (docs/agents.md).",
+                            elem_id="mae-fast-mode",
+                        )
                         names = [r.name for r in DEFAULT_RULES]
                         rules = gr.CheckboxGroup(
                             names, value=names, label="Ask for approval before", elem_id="mae-safety"
@@ -286,7 +293,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         ]
         form_inputs = [task, device, backbone, base_url, model, max_steps, evolve, fresh, rules, agent]
         form_inputs += [*role_backbones, *role_models, *key_boxes, call_timeout, call_retries]
-        form_inputs += [parallel_notetaker]
+        form_inputs += [parallel_notetaker, fast_mode]
         skip_rest = [gr.skip()] * (len(run_outputs) - 2)
         offer_watch = [*skip_rest[:-1], gr.update(visible=True)]
         blank = RunView()  # what the page shows before any run
@@ -312,7 +319,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             )
 
         def read_form(values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
-            *head, parallel = values  # the parallel-Notetaker checkbox is the last input
+            *head, parallel, fast = values  # the parallel-Notetaker and fast-mode checkboxes come last
             task_text, device_name, backbone_name, url, model_name, steps, evolution, fresh_start = head[:8]
             rule_names, agent_name = head[8], head[9]
             count, rest = len(AGENT_ROLES), list(head[10:])
@@ -328,6 +335,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 evolution=bool(evolution),
                 fresh_start=bool(fresh_start),
                 parallel_notetaker=bool(parallel),
+                fast=bool(fast),
                 role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
                 role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
                 api_keys=session_keys(keys),
