@@ -96,10 +96,18 @@ def read_notes(text: str) -> str | None:
     return "" if says_nothing(notes) else notes
 
 
+POPUP_MAX_ELEMENTS = 20
+"""A pop-up's screen lists few elements (the app behind a dialog window is left out when the phone's
+accessibility tree marks the window; real dialogs list 5 to 6 texts, the virtual phone's 11 to 13). A
+screen with more is an app's own page, whose "Skip" is one of its buttons (a real case: an app's
+room-editing page with 37 texts)."""
+
+
 def popup_dismiss(perception: Perception) -> Element | None:
     """The dismiss button of a pop-up on this screen: an element whose whole text is a known dismiss
-    label; None when there is none (or when the keyboard is up: a text box is being filled)."""
-    if perception.keyboard_active:
+    label, on a screen of at most ``POPUP_MAX_ELEMENTS`` elements; None when there is none (or when the
+    keyboard is up: a text box is being filled)."""
+    if perception.keyboard_active or len(perception.elements) > POPUP_MAX_ELEMENTS:
         return None
     for element in perception.elements:
         label = " ".join((element.text or "").split()).strip().lower()

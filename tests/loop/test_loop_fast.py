@@ -221,3 +221,23 @@ def test_run_fast_flag_and_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert from_profile.manager_every == 6 and from_profile.notes_in_reflector
     off = settings_from_args(parser.parse_args(["run", "task", "--profile", str(profile), "--no-fast"])).loop
     assert not off.fast and off.manager_every == 6 and not off.notes_in_reflector
+
+
+REAL = Path(__file__).parent / "data" / "real_popups"
+
+
+@pytest.mark.parametrize(
+    ("dump", "expected"), [("108.xml", "Don’t allow"), ("160.xml", "Skip"), ("078.xml", None)]
+)
+def test_popups_on_real_phones_are_recognised_and_an_apps_own_skip_button_is_not(
+    dump: str, expected: str | None
+) -> None:
+    from mae.agents.fast import popup_dismiss
+    from mae.perception.a11y import parse_uiautomator
+
+    nodes = parse_uiautomator((REAL / dump).read_text(encoding="utf-8"))
+    texts = [Element(kind="text", text=n.text, box=n.bounds, source="a11y") for n in nodes if n.text.strip()]
+    width = max(n.bounds[2] for n in nodes)
+    height = max(n.bounds[3] for n in nodes)
+    found = popup_dismiss(Perception(width=width, height=height, elements=texts))
+    assert (found.text if found else None) == expected
