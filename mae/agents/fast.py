@@ -79,7 +79,7 @@ def read_subgoal_done(text: str) -> bool | None:
         return None
     words = section.strip().lower().split()
     first = words[0].strip(".,:;!") if words else ""
-    return True if first in ("yes", "done", "true") else False if first in ("no", "false") else None
+    return True if first in ("yes", "done", "true") else False if first in ("no", "not", "false") else None
 
 
 def read_notes(text: str) -> str | None:

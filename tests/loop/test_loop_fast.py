@@ -241,3 +241,23 @@ def test_popups_on_real_phones_are_recognised_and_an_apps_own_skip_button_is_not
     height = max(n.bounds[3] for n in nodes)
     found = popup_dismiss(Perception(width=width, height=height, elements=texts))
     assert (found.text if found else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("### Subgoal Done ###\nYes.", True),
+        ("**Subgoal Done:** yes, the results list shows the fryer", True),
+        ("## Subgoal Done\r\nNo - the note is not saved yet", False),
+        ("### Subgoal Done ###\nNot yet.", False),
+        ("### Subgoal Done ###\nPartially.", None),
+        ("", None),
+    ],
+)
+def test_subgoal_done_is_read_tolerantly_and_unclear_answers_ask_the_manager(
+    reply: str, expected: bool | None
+) -> None:
+    from mae.agents.fast import read_subgoal_done
+
+    text = reflector_reply("A", "Searched.") + "\n" + reply
+    assert read_subgoal_done(text) is expected
