@@ -10,7 +10,8 @@ screenshots, image encoding, prompt rendering, parsing, execution, annotation, t
 - **framework, cold**: a fresh Perceptor (empty line cache) for each run; the OCR models are loaded.
 - **framework, warm**: the same task again with the line cache the cold run left behind.
 - **seconds per operation**: wall time per step at ``--model-latency`` seconds per model call (default
-  3.5, the order of a hosted GPT-4o call), in the paper's order and with the parallel Notetaker;
+  3.5, the order of a hosted GPT-4o call) in each of the ``--profiles`` (``profiles.py``: the paper's
+  order, the parallel Notetaker, fast mode...), with the sequential model calls a step waits for;
   comparable with the paper's 30.1 s per operation for Mobile-Agent-E (their phone and models; the
   virtual phone settles at once, a real phone adds its own settling time).
 
@@ -35,10 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_common import load_average, machine, machine_line, spread, spread_text
+from profiles import PROFILES, CountingPhone, call_figures
 
 from mae.config import LoopSettings, PerceptionSettings
 from mae.device.virtual import VirtualPhone
 from mae.llm import ChatClient, ModelProfile
+from mae.llm.client import CallRecord
 from mae.run.loop import PerceptorLike, run_task
 from mae.run.results import TaskResult
 from mae.run.runtime import build_perceptor
@@ -46,6 +49,7 @@ from mae.testing.fake_model_server import FakeModelServer, FakeReply, RecordedRe
 
 TASK = "Find the price of the Ninja DZ201 air fryer on Amazon and write it in a new note in Notes."
 TARGET_MEDIAN_S = 1.0
+CALL_KEYS = ("model_calls_per_step", "sequential_calls_per_step", "input_tokens_per_step")
 PAPER_S_PER_OPERATION = 30.1
 SCROLL_DOWN = {"name": "Swipe", "arguments": {"x1": 540, "y1": 1800, "x2": 540, "y2": 700}}
 SCROLL_UP = {"name": "Swipe", "arguments": {"x1": 540, "y1": 700, "x2": 540, "y2": 1800}}
@@ -71,10 +75,9 @@ def _section(text: str, title: str) -> str:
 class Scripted:
     """Answers each agent role for the fixed task (actions from the phone's ground truth)."""
 
-    def __init__(self, phone: VirtualPhone, latency_s: float) -> None:
+    def __init__(self, phone: CountingPhone, latency_s: float) -> None:
         self.phone = phone
         self.latency_s = latency_s
-        self.counts: dict[str, int] = {}
         self.steps: list[tuple[str, Callable[[RecordedRequest], dict[str, Any]]]] = [
             ("Open Amazon", lambda r: {"name": "Open_App", "arguments": {"app_name": "Amazon"}}),
             ("Search for the air fryer", self._search),
@@ -96,6 +99,15 @@ class Scripted:
             ("Go home", lambda r: {"name": "Home", "arguments": {}}),
         ]
         self.plan = "\n".join(f"{i}. {s}" for i, (s, _) in enumerate(self.steps, 1))
+        self.sizes = [3 if i == 1 else 1 for i in range(len(self.steps))]  # the search is a Shortcut
+        self.subgoal_ends = {2, 6, 10, 13, len(self.steps)}
+        """Where a subgoal of several steps ends (fast mode's Reflector says so; the Manager moves on)."""
+
+    @staticmethod
+    def _notes(request: RecordedRequest) -> str:
+        if "Ninja DZ201" in request.text and "$159.99" in request.text:
+            return "Ninja DZ201 price on Amazon: $159.99"
+        return _section(request.text, "Existing Important Notes")
 
     def _search(self, request: RecordedRequest) -> dict[str, Any]:
         x, y = _center(self.phone, "Search Amazon")
@@ -105,40 +117,45 @@ class Scripted:
         x, y = _center(self.phone, "new note")
         return {"name": "Tap", "arguments": {"x": x, "y": y}}
 
-    def _next(self, role: str) -> int:
-        index = self.counts.get(role, 0)
-        self.counts[role] = index + 1
-        return index
-
     def __call__(self, request: RecordedRequest) -> FakeReply | None:
         role = request.role or ""
-        index = self._next(role)
+        index = self.phone.actions_done(self.sizes)  # what has run: a speculative Operator asks early
         if role == "manager":
             subgoal = self.steps[index][0] if index < len(self.steps) else "Finished"
             text = (
                 f"### Thought ###\nOn track.\n### Plan ###\n{self.plan}\n### Current Subgoal ###\n{subgoal}"
             )
         elif role == "operator":
-            action = json.dumps(self.steps[index][1](request))
+            step = self.steps[min(index, len(self.steps) - 1)]  # after the last: a discarded speculation
+            action = json.dumps(step[1](request))
             text = f"### Thought ###\nNext.\n### Action ###\n{action}\n### Description ###\nAs planned."
         elif role == "reflector":
             text = "### Outcome ###\nA\n### Error Description ###\nNone\n### Progress Status ###\nOn track."
+            if "### Subgoal Done ###" in request.text:
+                text += f"\n### Subgoal Done ###\n{'Yes' if index in self.subgoal_ends else 'No'}"
+            if "### Existing Important Notes ###" in request.text:
+                text += f"\n### Important Notes ###\n{self._notes(request)}"
         elif role == "notetaker":
-            notes = _section(request.text, "Existing Important Notes")
-            if "Ninja DZ201" in request.text and "$159.99" in request.text:
-                notes = "Ninja DZ201 price on Amazon: $159.99"
-            text = f"### Important Notes ###\n{notes}"
+            text = f"### Important Notes ###\n{self._notes(request)}"
         else:
             return None
         return FakeReply(text=text, delay_s=self.latency_s)
 
 
-def one_run(perceptor: PerceptorLike, latency_s: float, parallel: bool, log_dir: Path) -> TaskResult:
-    phone = VirtualPhone()
+def one_run(
+    perceptor: PerceptorLike, latency_s: float, log_dir: Path, loop: dict[str, Any] | None = None
+) -> tuple[TaskResult, list[CallRecord]]:
+    phone = CountingPhone()
     with FakeModelServer(responder=Scripted(phone, latency_s)) as server:
         client = ChatClient(
             ModelProfile.model_validate(
-                {"provider": "fake", "base_url": server.base_url, "model": "fake-vlm", "api_key_env": None}
+                {
+                    "provider": "fake",
+                    "base_url": server.base_url,
+                    "model": "fake-vlm",
+                    "api_key_env": None,
+                    "image": {"resize": "none"},  # the scripts tap screen pixels
+                }
             )
         )
         result = run_task(
@@ -146,14 +163,13 @@ def one_run(perceptor: PerceptorLike, latency_s: float, parallel: bool, log_dir:
             device=phone,
             client=client,
             perceptor=perceptor,
-            settings=LoopSettings.model_validate({}),
+            settings=LoopSettings.model_validate(loop or {}),
             log_dir=log_dir,
-            parallel_notetaker=parallel,
         )
     notes = [n.text for n in phone.state().notes if not n.seeded]
     if not result.finished or not any("$159.99" in n for n in notes):
         raise RuntimeError(f"the scripted run did not complete: {result.exit_reason.value} {result.message}")
-    return result
+    return result, client.records
 
 
 def _per_step(result: TaskResult) -> float:
@@ -181,6 +197,11 @@ def main() -> int:
         help="simulated seconds per model call for the end-to-end figure (default 3.5; 0 skips it)",
     )
     parser.add_argument("--e2e-repeat", type=int, default=1, help="runs per order for the end-to-end figure")
+    parser.add_argument(
+        "--profiles",
+        default="paper order,parallel Notetaker,fast",
+        help=f"comma-separated loop profiles for the end-to-end figure, among: {', '.join(PROFILES)}",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
 
@@ -191,19 +212,22 @@ def main() -> int:
     setup_s = time.monotonic() - started
     cold: list[TaskResult] = []
     warm: list[TaskResult] = []
-    e2e: dict[str, list[TaskResult]] = {"paper order": [], "parallel Notetaker": []}
+    chosen = [name.strip() for name in args.profiles.split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in PROFILES]
+    if unknown:
+        parser.error(f"unknown profile(s) {', '.join(unknown)}: choose among {', '.join(PROFILES)}")
+    e2e: dict[str, list[tuple[TaskResult, list[CallRecord]]]] = {name: [] for name in chosen}
     with tempfile.TemporaryDirectory(prefix="mae-bench-") as tmp:
         for _ in range(args.repeat):
             perceptor = build_perceptor(settings)  # an empty line cache: nothing seen yet
-            cold.append(one_run(perceptor, 0.0, False, Path(tmp)))
-            warm.append(one_run(perceptor, 0.0, False, Path(tmp)))
+            cold.append(one_run(perceptor, 0.0, Path(tmp))[0])
+            warm.append(one_run(perceptor, 0.0, Path(tmp))[0])
         if args.model_latency > 0:
             for index in range(args.e2e_repeat):  # alternate the orders so the load falls on both
                 orders = list(e2e) if index % 2 == 0 else list(reversed(e2e))
                 for order in orders:
                     perceptor = build_perceptor(settings)
-                    run = one_run(perceptor, args.model_latency, order == "parallel Notetaker", Path(tmp))
-                    e2e[order].append(run)
+                    e2e[order].append(one_run(perceptor, args.model_latency, Path(tmp), PROFILES[order]))
     figures: dict[str, Any] = {
         "machine": info,
         "steps_per_run": len(cold[0].actions),
@@ -216,11 +240,12 @@ def main() -> int:
     if args.model_latency > 0:
         figures["seconds_per_operation"] = {
             order: {
-                "median": round(statistics.median(_per_step(r) for r in runs), 2),
-                "runs": [round(_per_step(r), 2) for r in runs],
-                "model_calls_per_step": round(
-                    statistics.fmean(r.totals.model_calls / max(1, r.totals.steps) for r in runs), 2
-                ),
+                "median": round(statistics.median(_per_step(r) for r, _ in runs), 2),
+                "runs": [round(_per_step(r), 2) for r, _ in runs],
+                **{
+                    key: round(statistics.fmean(call_figures(r, calls)[key] for r, calls in runs), 2)
+                    for key in CALL_KEYS
+                },
             }
             for order, runs in e2e.items()
         }
@@ -248,8 +273,9 @@ def main() -> int:
         print(f"  seconds per operation at {args.model_latency:g} s per model call (paper: 30.1 s/op):")
         for order, part in figures["seconds_per_operation"].items():
             print(
-                f"    {order:<20} {part['median']:.2f} s/op ({part['model_calls_per_step']} model calls "
-                f"per step; runs {part['runs']})"
+                f"    {order:<24} {part['median']:.2f} s/op ({part['sequential_calls_per_step']} sequential "
+                f"of {part['model_calls_per_step']} model calls per step, "
+                f"{part['input_tokens_per_step']:.0f} input tokens per step; runs {part['runs']})"
             )
     return 0
 

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_common import machine, machine_line
 from loop_overhead import TASK, Scripted
+from profiles import CountingPhone
 
 from mae.config import LoopSettings, PerceptionSettings
 from mae.device.virtual import VirtualPhone
@@ -64,7 +65,7 @@ Call = tuple[str, int, int]
 
 def record_run() -> tuple[list[Call], int]:
     """The requests of one scripted run, and its number of steps."""
-    phone = VirtualPhone()
+    phone = CountingPhone()
     calls: list[Call] = []
     scripted = Scripted(phone, 0.0)
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from platformdirs import user_cache_dir, user_data_dir
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mae.errors import ConfigError
 from mae.llm.coordinates import family_convention
@@ -74,6 +74,15 @@ class PerceptionSettings(BaseModel):
     cache_dir: Path = Field(default_factory=lambda: Path(user_cache_dir("mae")))
 
 
+FAST_PROFILE: dict[str, Any] = {
+    "manager_every": 4,
+    "notes_in_reflector": True,
+    "dismiss_popups": True,
+    "speculative_operator": True,
+}
+"""What ``loop.fast`` turns on (each switch can still be set on its own; an explicit value wins)."""
+
+
 class LoopSettings(BaseModel):
     """The paper's constants, as configurable defaults."""
 
@@ -99,6 +108,42 @@ class LoopSettings(BaseModel):
     agent: Literal["e", "v2", "v1"] = Field(
         "e", description="the agent: e (Mobile-Agent-E), v2 (Mobile-Agent-v2) or v1 (Mobile-Agent v1)"
     )
+    fast: bool = Field(
+        False,
+        description="Mobile-Agent-E's fast mode: turns on every switch below that is not set explicitly "
+        "(docs/agents.md, 'Fast mode'). Off by default: the paper's order.",
+    )
+    manager_every: int = Field(
+        1,
+        ge=1,
+        le=40,
+        description="Mobile-Agent-E: ask the Manager at the start, after a failed action, when the Action "
+        "Reflector says the subgoal is done, and otherwise every N steps; 1 = every step (the paper)",
+    )
+    notes_in_reflector: bool = Field(
+        False,
+        description="Mobile-Agent-E: the Action Reflector writes the notes in the same request (one model "
+        "call less per step) instead of a separate Notetaker call",
+    )
+    dismiss_popups: bool = Field(
+        False,
+        description="Mobile-Agent-E: on a screen showing a pop-up with a known dismiss button, the "
+        "Operator dismisses it without a Manager round",
+    )
+    speculative_operator: bool = Field(
+        False,
+        description="Mobile-Agent-E: start the next step's Operator while the Action Reflector judges; its "
+        "action is used only on outcome A with the screen unchanged (needs manager_every > 1: with the "
+        "Manager asked every step it would always be discarded)",
+    )
+
+    @model_validator(mode="after")
+    def _fast_profile(self) -> LoopSettings:
+        if self.fast:
+            for name, value in FAST_PROFILE.items():
+                if name not in self.model_fields_set:
+                    setattr(self, name, value)
+        return self
 
 
 class EvolutionSettings(BaseModel):
@@ -224,6 +269,11 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_PARALLEL_NOTETAKER": "loop.parallel_notetaker",
     "MAE_SKIP_PLANNING_WHILE_LOADING": "loop.skip_planning_while_loading",
     "MAE_AGENT": "loop.agent",
+    "MAE_FAST": "loop.fast",
+    "MAE_MANAGER_EVERY": "loop.manager_every",
+    "MAE_NOTES_IN_REFLECTOR": "loop.notes_in_reflector",
+    "MAE_DISMISS_POPUPS": "loop.dismiss_popups",
+    "MAE_SPECULATIVE_OPERATOR": "loop.speculative_operator",
     "MAE_EVOLVE": "evolution.evolve",
     "MAE_PRECONDITION": "evolution.precondition",
     "MAE_TIMEOUT": "timeout_s",

@@ -14,6 +14,7 @@ LIBRARIES = {
     "grader_routes_places.py",
     "grader_routes_research.py",
     "grader_routes_shopping.py",
+    "profiles.py",
     "rubric_texts.py",
 }
 """Modules the scripts import (helpers, the grader corpus's routes), not scripts themselves."""

@@ -3,18 +3,23 @@
 Step t: Manager (plan, subgoal; the last k errors when the error flag is raised) -> Operator (action,
 with Tips and Shortcuts) -> [the loop runs it] -> Action Reflector (outcome, progress, error) ->
 Notetaker (notes), optionally beside the Reflector.
+
+Fast mode (``LoopSettings.fast``, each part switchable on its own; docs/agents.md): the Manager is asked
+only when it has something to decide (``manager_every``), a known pop-up is dismissed without a Manager
+round (``dismiss_popups``), the Reflector writes the notes in its own reply (``notes_in_reflector``), and
+the next step's Operator starts while the Reflector judges (``speculative_operator``, ``speculation``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mae.actions.registry import Shortcut
-from mae.agents import manager, notes_budget, notetaker, operator, reflector
-from mae.agents.base import AgentResult, Screen
-from mae.agents.operator import ShortcutGuard
+from mae.agents import fast, manager, notes_budget, notetaker, operator, reflector, speculation
+from mae.agents.base import AgentResult, Screen, TurnListener
+from mae.agents.operator import OperatorDecision, ShortcutGuard
 from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
 from mae.memory.working import ActionRecord, WorkingMemory
 
@@ -30,53 +35,128 @@ class MobileAgentE:
     name: str = "e"
     stages: tuple[str, ...] = ("manager", "operator", "reflector", "notetaker")
 
+    _since_manager: int = field(default=0, init=False)
+    _subgoal_done: bool | None = field(default=None, init=False)
+    _speculation: speculation.Speculation | None = field(default=None, init=False)
+
     def decide(self, run: RunContext, screen: Screen) -> Decision:
         memory, settings = run.memory, run.settings
         escalate = memory.recent_errors(settings.escalate_after_errors) if memory.error_flag else []
-        if (
-            memory.plan
-            and not escalate
-            and settings.skip_planning_while_loading
-            and screen.perception.still_loading
-        ):
-            return self._act(run, screen)  # nothing to plan on yet: the plan and subgoal stand
-        planned, _ = run.stage(
-            "manager",
-            lambda: manager.plan(
-                run.client,
-                memory,
-                screen,
-                self.shortcuts,
-                escalate=escalate,
-                on_turn=run.on_turn,
-                prompts_dir=run.prompts_dir,
-            ),
-        )
-        plan = require(planned, "Manager")
-        memory.plan, memory.subgoal = plan.plan, plan.subgoal
-        if plan.finished:
-            return Finish("the Manager judged the task finished")
+        pending, self._speculation = self._speculation, None
+        why = self._manager_reason(run, screen, bool(escalate))
+        if why is None:
+            self._since_manager += 1
+        else:
+            if pending is not None:  # the plan or subgoal may change: the speculative action may not fit
+                self._record_discarded(run, pending, "a Manager round is due")
+                pending = None
+            planned, _ = run.stage(
+                "manager",
+                lambda: manager.plan(
+                    run.client,
+                    memory,
+                    screen,
+                    self.shortcuts,
+                    escalate=escalate,
+                    on_turn=run.on_turn,
+                    prompts_dir=run.prompts_dir,
+                ),
+            )
+            plan = require(planned, "Manager")
+            memory.plan, memory.subgoal = plan.plan, plan.subgoal
+            self._since_manager, self._subgoal_done = 1, None
+            if plan.finished:
+                return Finish("the Manager judged the task finished")
+        if self._fast_mode(run):
+            run.emit("fast_mode", manager="asked" if why else "skipped", reason=why or "")
+        if pending is not None:
+            used = self._use_speculation(run, screen, pending)
+            if used is not None:
+                return used
         return self._act(run, screen)
 
-    def _act(self, run: RunContext, screen: Screen) -> Decision:
+    @staticmethod
+    def _fast_mode(run: RunContext) -> bool:
+        settings = run.settings
+        return settings.manager_every > 1 or settings.dismiss_popups or settings.speculative_operator
+
+    def _manager_reason(self, run: RunContext, screen: Screen, escalate: bool) -> str | None:
+        """Why the Manager is asked this step, or None when its plan and subgoal stand."""
         memory, settings = run.memory, run.settings
-        acted, _ = run.stage(
-            "operator",
-            lambda: operator.act(
-                run.client,
-                memory,
-                screen,
-                tips=self.tips,
-                shortcuts=self.shortcuts,
-                history=settings.operator_history,
-                guard=self.guard,
-                on_turn=run.on_turn,
-                prompts_dir=run.prompts_dir,
-            ),
+        if not memory.plan:
+            return "start"
+        if escalate:
+            return "repeated errors"
+        if settings.skip_planning_while_loading and screen.perception.still_loading:
+            return None  # nothing to plan on yet: the plan and subgoal stand
+        if settings.dismiss_popups and fast.popup_dismiss(screen.perception) is not None:
+            return None  # the Operator dismisses it with the subgoal it has
+        if settings.manager_every <= 1:
+            return "every step"
+        last = memory.actions[-1] if memory.actions else None
+        if last is None or last.outcome != "A":
+            return "failed action"
+        if self._subgoal_done is not False:
+            return "subgoal done" if self._subgoal_done else "subgoal state unknown"
+        if self._since_manager >= settings.manager_every:
+            return f"every {settings.manager_every} steps"
+        return None
+
+    def _operator_memory(self, run: RunContext, memory: WorkingMemory, screen: Screen) -> WorkingMemory:
+        """The memory the Operator is asked with: on a known pop-up (``dismiss_popups``) a copy whose
+        subgoal says to dismiss it first."""
+        button = fast.popup_dismiss(screen.perception) if run.settings.dismiss_popups else None
+        if button is None or not memory.plan:
+            return memory
+        return memory.model_copy(update={"subgoal": fast.popup_subgoal(memory, button)})
+
+    def _ask_operator(
+        self, run: RunContext, memory: WorkingMemory, screen: Screen, on_turn: TurnListener
+    ) -> AgentResult[OperatorDecision]:
+        return operator.act(
+            run.client,
+            self._operator_memory(run, memory, screen),
+            screen,
+            tips=self.tips,
+            shortcuts=self.shortcuts,
+            history=run.settings.operator_history,
+            guard=self.guard,
+            on_turn=on_turn,
+            prompts_dir=run.prompts_dir,
         )
+
+    def _act(self, run: RunContext, screen: Screen) -> Decision:
+        acted, _ = run.stage("operator", lambda: self._ask_operator(run, run.memory, screen, run.on_turn))
+        return self._decision(acted)
+
+    @staticmethod
+    def _decision(acted: AgentResult[OperatorDecision]) -> Decision:
         if acted.value is None and acted.problem_kind == "action":
             return Invalid(invalid_text(acted.raw), acted.problem or "invalid action")
         return require(acted, "Operator")
+
+    def _use_speculation(
+        self, run: RunContext, screen: Screen, pending: speculation.Speculation
+    ) -> Decision | None:
+        """The speculative Operator's decision when it still fits (verdict A, same screen), else None."""
+        last = run.memory.actions[-1] if run.memory.actions else None
+        if last is None or last.outcome != "A":
+            self._record_discarded(run, pending, "the action was not judged A")
+            return None
+        if pending.screen is not screen or not run.screen_unchanged(screen):
+            self._record_discarded(run, pending, "the screen changed")
+            return None
+        acted, _ = run.stage("operator", pending.result)
+        for turn in pending.turns:
+            run.on_turn(turn)
+        run.emit("fast_mode", speculation="used", reason="")
+        return self._decision(acted)
+
+    @staticmethod
+    def _record_discarded(run: RunContext, pending: speculation.Speculation, why: str) -> None:
+        for turn in pending.discard():
+            run.on_turn(turn)
+        run.emit("fast_mode", speculation="discarded", reason=why)
 
     def judge(
         self, run: RunContext, record: ActionRecord, before: Screen, after: Screen, failure: str | None
@@ -90,6 +170,10 @@ class MobileAgentE:
         if failure:
             action += f"\nIt stopped early: {failure}"
 
+        settings = run.settings
+        skip_notes = settings.skip_planning_while_loading and after.perception.still_loading
+        joint_notes = settings.notes_in_reflector and not skip_notes
+
         def run_reflector() -> AgentResult[reflector.ReflectorReply]:
             return reflector.reflect(
                 run.client,
@@ -100,18 +184,27 @@ class MobileAgentE:
                 description=record.description,
                 on_turn=run.on_turn,
                 prompts_dir=run.prompts_dir,
+                ask_subgoal_done=settings.manager_every > 1,
+                ask_notes=joint_notes,
+            )
+
+        if settings.speculative_operator and settings.manager_every > 1 and not failure:
+            # (with the Manager asked every step, a speculative action would always be discarded)
+            assumed = speculation.assumed_success(memory, record)
+            self._speculation = speculation.start(
+                after, lambda on_turn: self._ask_operator(run, assumed, after, on_turn)
             )
 
         notes_future: Future[AgentResult[notetaker.NotetakerReply]] | None = None
         pool: ThreadPoolExecutor | None = None
-        skip_notes = run.settings.skip_planning_while_loading and after.perception.still_loading
-        if self.parallel_notetaker and not skip_notes:
+        if self.parallel_notetaker and not skip_notes and not joint_notes:
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mae-notetaker")
             snapshot = memory.model_copy(deep=True)
             notes_future = pool.submit(self._notes, run, snapshot, after, record)
         try:
             judged, _ = run.stage("reflector", run_reflector)
             verdict = require(judged, "Action Reflector")
+            self._subgoal_done = verdict.subgoal_done
             record.outcome = verdict.outcome
             if failure and record.outcome == "A":
                 record.outcome = "B"  # the Shortcut did not run to its end: not what was expected
@@ -124,6 +217,9 @@ class MobileAgentE:
             )
             if skip_notes:
                 return None  # nothing to note on a screen that is still loading: the notes stand
+            if joint_notes and verdict.notes is not None:
+                memory.notes = verdict.notes or memory.notes  # "None": the existing notes stand
+                return self._consolidate(run, memory)
             if notes_future is not None:
                 notes, _ = run.stage("notetaker", notes_future.result)
             else:
@@ -132,6 +228,11 @@ class MobileAgentE:
             if pool is not None:
                 pool.shutdown(wait=True)
         memory.notes = require(notes, "Notetaker").notes
+        return self._consolidate(run, memory)
+
+    @staticmethod
+    def _consolidate(run: RunContext, memory: WorkingMemory) -> None:
+        """Shorten the notes when they are over their budget (``notes_budget``)."""
         if notes_budget.over_budget(memory.notes):
             shorter, _ = run.stage(
                 "notetaker",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from mae.agents import fast
 from mae.agents.base import AgentResult, Screen, TurnListener, ask
 from mae.agents.parsing import ReplyProblem, parse_outcome, require_sections
 from mae.agents.prompting import render_prompt
@@ -29,6 +30,10 @@ class ReflectorReply(BaseModel):
     outcome: Outcome
     error_description: str = ""
     progress: str
+    subgoal_done: bool | None = None
+    """Fast mode only: whether the current subgoal is done (None when not asked or not said clearly)."""
+    notes: str | None = None
+    """Fast mode only: the updated notes written in the same reply (None when not asked or missing)."""
 
 
 def parse_reply(text: str) -> ReflectorReply:
@@ -77,24 +82,33 @@ def build_prompt(
     action: str,
     description: str,
     prompts_dir: Path | None = None,
+    addendum: str = "",
 ) -> str:
-    """The rendered Action Reflector prompt."""
-    return render_prompt(
-        PROMPT,
-        {
-            "instruction": memory.instruction,
-            "subgoal": memory.subgoal or "(no subgoal)",
-            "progress": memory.progress or "(nothing yet)",
-            "action": action,
-            "description": description or "(none given)",
-            "frame": after.pair_frame(client, ROLE, _before_image(client, before).size),
-            "before": before.describe(client, ROLE),
-            "after": after.describe(client, ROLE),
-            "keyboard_before": _keyboard(before),
-            "keyboard_after": _keyboard(after),
-        },
-        prompts_dir,
+    """The rendered Action Reflector prompt (with fast mode's ``addendum``, ``fast.reflector_addendum``)."""
+    return addendum_after(
+        render_prompt(
+            PROMPT,
+            {
+                "instruction": memory.instruction,
+                "subgoal": memory.subgoal or "(no subgoal)",
+                "progress": memory.progress or "(nothing yet)",
+                "action": action,
+                "description": description or "(none given)",
+                "frame": after.pair_frame(client, ROLE, _before_image(client, before).size),
+                "before": before.describe(client, ROLE),
+                "after": after.describe(client, ROLE),
+                "keyboard_before": _keyboard(before),
+                "keyboard_after": _keyboard(after),
+            },
+            prompts_dir,
+        ),
+        addendum,
     )
+
+
+def addendum_after(prompt: str, addendum: str) -> str:
+    """``prompt`` with fast mode's extra requests at its end."""
+    return prompt.rstrip("\n") + "\n" + addendum if addendum else prompt
 
 
 def reflect(
@@ -107,8 +121,21 @@ def reflect(
     description: str,
     on_turn: TurnListener | None = None,
     prompts_dir: Path | None = None,
+    ask_subgoal_done: bool = False,
+    ask_notes: bool = False,
 ) -> AgentResult[ReflectorReply]:
-    """Ask the Action Reflector to judge ``action`` from the two screens."""
-    prompt = build_prompt(client, memory, before, after, action, description, prompts_dir)
+    """Ask the Action Reflector to judge ``action`` from the two screens; in fast mode also whether the
+    subgoal is done (``ask_subgoal_done``) and the updated notes (``ask_notes``), in the same request."""
+    addendum = fast.reflector_addendum(memory, subgoal_done=ask_subgoal_done, notes=ask_notes)
+    prompt = build_prompt(client, memory, before, after, action, description, prompts_dir, addendum)
     images = [_before_image(client, before), after.encoded(client, ROLE)]
-    return ask(client, ROLE, prompt, images, parse_reply, agent=ROLE, on_turn=on_turn)
+
+    def parse(text: str) -> ReflectorReply:
+        reply = parse_reply(text)
+        if ask_subgoal_done:
+            reply.subgoal_done = fast.read_subgoal_done(text)
+        if ask_notes:
+            reply.notes = fast.read_notes(text)
+        return reply
+
+    return ask(client, ROLE, prompt, images, parse, agent=ROLE, on_turn=on_turn)

@@ -80,6 +80,10 @@ class RunContext(Protocol):
         """Press Back on the phone, settle, and return the perceived screen after it."""
         ...
 
+    def screen_unchanged(self, screen: Screen) -> bool:
+        """Whether the phone still shows ``screen`` (a fresh screenshot compared with it)."""
+        ...
+
 
 def require(result: AgentResult[M], agent: str) -> M:
     """The parsed value of ``result``; ``RunExit(UNUSABLE_REPLY)`` naming ``agent`` when there is none."""

@@ -143,6 +143,7 @@ def _options(args: argparse.Namespace, folder: Path) -> EvalOptions:
             "realism",
             "max_steps",
             "skip_planning_while_loading",
+            "fast",
         )
         if getattr(args, k) is not None
     }
@@ -203,6 +204,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 {
                     "loop.max_steps": options.max_steps,
                     "loop.skip_planning_while_loading": bool(options.skip_planning_while_loading),
+                    "loop.fast": bool(options.fast),
                 }
                 if args.resume
                 else {}
@@ -231,6 +233,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         options.backbone = runtime.backbone
         options.max_steps = settings.loop.max_steps
         options.skip_planning_while_loading = settings.loop.skip_planning_while_loading
+        options.fast = settings.loop.fast
         write_options(folder, options)
         _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
         progress = (lambda _message: None) if args.quiet else _say
@@ -280,6 +283,7 @@ def _eval_on_ray(
         options.backbone = backbone_of(settings)
         options.max_steps = settings.loop.max_steps
         options.skip_planning_while_loading = settings.loop.skip_planning_while_loading
+        options.fast = settings.loop.fast
         write_options(folder, options)
         _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
         runner = RayEvalRunner(

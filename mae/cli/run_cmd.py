@@ -76,6 +76,14 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "spinner) instead of asking the Manager and the Notetaker (MAE_SKIP_PLANNING_WHILE_LOADING; "
         "default off)",
     )
+    parser.add_argument(
+        "--fast",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="Mobile-Agent-E's fast mode: the Manager only when it has something to decide, notes in the "
+        "Action Reflector's reply, pop-ups dismissed without a Manager round, the next Operator started "
+        "while the Reflector judges (MAE_FAST; docs/agents.md; default off, the paper's order)",
+    )
     parser.add_argument("--yes", action="store_true", help="approve sensitive actions without asking")
     parser.add_argument("--quiet", action="store_true", help="print only the final result")
 
@@ -122,6 +130,7 @@ def load_run_settings(args: argparse.Namespace, extra: dict[str, Any] | None = N
             "loop.parallel_notetaker": args.parallel_notetaker,
             "loop.skip_planning_while_loading": getattr(args, "skip_planning_while_loading", None),
             "loop.agent": getattr(args, "agent", None),
+            "loop.fast": getattr(args, "fast", None),
             "timeout_s": args.timeout,
             "max_retries": args.max_retries,
             "temperature": args.temperature,

@@ -53,6 +53,7 @@ class EvalOptions(BaseModel):
     skip_planning_while_loading: bool | None = Field(
         None, description="the loop option (None: a folder from before it was recorded, run with it off)"
     )
+    fast: bool | None = Field(None, description="Mobile-Agent-E's fast mode (None: not recorded, off)")
     started_at: float = Field(default_factory=time.time)
 
     def same_run(self, other: EvalOptions) -> list[str]:
@@ -62,6 +63,8 @@ class EvalOptions(BaseModel):
         differ = [f for f in fields if getattr(self, f) != getattr(other, f)]
         if bool(self.skip_planning_while_loading) != bool(other.skip_planning_while_loading):
             differ.append("skip_planning_while_loading")
+        if bool(self.fast) != bool(other.fast):
+            differ.append("fast")
         return differ
 
 

@@ -27,6 +27,8 @@ EVENT_TYPES: dict[str, str] = {
     "outcome": "outcome (A|B|C), progress, error_description",
     "approval_needed": "action, description, reason (sensitive-action policy)",
     "approval": "approved (bool), action",
+    "fast_mode": "what fast mode did this step (Mobile-Agent-E): manager (asked|skipped) or speculation "
+    "(used|discarded), and reason",
     "warning": "message",
     "run_finished": "exit_reason, finished (bool), steps, seconds, totals, run_dir, message",
 }

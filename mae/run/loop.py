@@ -23,7 +23,7 @@ from mae.actions.annotate import annotate
 from mae.actions.execution import ExecutionResult, execute
 from mae.actions.registry import INITIAL_SHORTCUTS, REPEAT_EXEMPT, ActionCall, Shortcut, resolve_call
 from mae.actions.safety import SafetyPolicy
-from mae.agents import operator
+from mae.agents import fast, operator
 from mae.agents.base import AgentResult, AgentTurn, Screen
 from mae.agents.choose import AgentName, EOptions, make_agent
 from mae.agents.operator import OperatorDecision, ShortcutGuard
@@ -339,6 +339,10 @@ class _Runner:
         screen, seconds = self.look("undone")
         self.stats.perception_seconds += seconds
         return screen
+
+    def screen_unchanged(self, screen: Screen) -> bool:
+        """Whether a fresh screenshot still shows ``screen`` (fast mode's speculative Operator)."""
+        return fast.same_picture(self.device.screenshot(), screen.image)
 
     def step_screen(self, index: int, step: Any, image: Image.Image) -> None:
         path = self.writer.save_image(f"step_{self.step:03d}_after_{index}", image)

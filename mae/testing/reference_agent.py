@@ -2,7 +2,8 @@
 
 Used with the fake model server to run ``python -m mae eval`` end to end offline: the Manager names
 one subgoal per reference action and says Finished after the last, the Operator replies with that
-action as JSON, the Action Reflector says A, the Notetaker has no notes, the Experience Reflectors keep
+action as JSON, the Action Reflector says A (and, when fast mode asks, that the subgoal is done and
+that there are no notes), the Notetaker has no notes, the Experience Reflectors keep
 the Tips (plus one) and add no Shortcut. The reference actions are screen pixels of the suite's phone
 (``screen_size``); the Operator's reply puts them in the frame its prompt states, as a model would.
 Policies: ``reference`` (every action) and ``halfway`` (the
@@ -118,9 +119,13 @@ class ReferenceAgent:
             description = f"### Description ###\nStep {index + 1}.\n"
             return f"### Thought ###\nNext step.\n\n### Action ###\n{action}\n\n{description}"
         if role == "reflector":
-            return (
-                "### Outcome ###\nA\n\n### Error Description ###\nNone\n\n### Progress Status ###\nOn track."
-            )
+            reply = "### Outcome ###\nA\n\n### Error Description ###\nNone\n\n"
+            reply += "### Progress Status ###\nOn track."
+            if "### Subgoal Done ###" in text:  # fast mode asks: each subgoal is one reference action
+                reply += "\n\n### Subgoal Done ###\nYes"
+            if "### Existing Important Notes ###" in text:  # fast mode's notes in the same reply
+                reply += "\n\n### Important Notes ###\nNone"
+            return reply
         if role == "notetaker":
             return "### Important Notes ###\nNone\n"
         return None

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from mae.config import RoleModel, Settings
+from mae.config import FAST_PROFILE, LoopSettings, RoleModel, Settings
 from mae.errors import ConfigError
 from mae.llm.providers import AGENT_ROLES, PRESETS, ModelProfile
 
@@ -51,6 +51,7 @@ class RunForm(BaseModel):
     evolution: bool = True
     fresh_start: bool = True
     parallel_notetaker: bool = False
+    fast: bool = False
     agent: Literal["e", "v2", "v1"] = "e"
     timeout_s: float | None = Field(None, gt=0, le=3600, description="total seconds per model call")
     max_retries: int | None = Field(None, ge=0, le=10, description="retries per model call")
@@ -76,6 +77,15 @@ def call_defaults(settings: Settings) -> tuple[float, int]:
     timeout = settings.timeout_s if settings.timeout_s is not None else fields["timeout_s"].default
     retries = settings.max_retries if settings.max_retries is not None else fields["max_retries"].default
     return float(timeout), int(retries)
+
+
+def fast_switches(loop: LoopSettings, fast: bool) -> dict[str, Any]:
+    """The loop settings the demo's fast-mode checkbox changes: none when it shows the server's own
+    choice; else fast mode's switches, or the paper's order when it was unticked."""
+    if fast == loop.fast:
+        return {}
+    switches = FAST_PROFILE if fast else {k: LoopSettings.model_fields[k].default for k in FAST_PROFILE}
+    return {"fast": fast, **switches}
 
 
 def settings_from_form(base: Settings, form: RunForm) -> Settings:
@@ -128,6 +138,7 @@ def settings_from_form(base: Settings, form: RunForm) -> Settings:
             "max_steps": max(1, int(form.max_steps)),
             "agent": form.agent,
             "parallel_notetaker": bool(form.parallel_notetaker),
+            **fast_switches(base.loop, bool(form.fast)),
         }
     )
     update["loop"] = loop

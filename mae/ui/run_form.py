@@ -82,6 +82,7 @@ class RunFormFields:
     call_timeout: gr.Number
     call_retries: gr.Number
     parallel_notetaker: gr.Checkbox
+    fast_mode: gr.Checkbox
     rules: gr.CheckboxGroup
 
     @property
@@ -89,7 +90,7 @@ class RunFormFields:
         """The components a run reads, in ``read_form``'s order."""
         head = [self.task, self.device, self.backbone, self.base_url, self.model, self.max_steps]
         head += [self.evolve, self.fresh, self.rules, self.agent]
-        tail = [self.call_timeout, self.call_retries, self.parallel_notetaker]
+        tail = [self.call_timeout, self.call_retries, self.parallel_notetaker, self.fast_mode]
         return [*head, *self.role_backbones, *self.role_models, *self.key_boxes, *tail]
 
     @property
@@ -162,6 +163,13 @@ def build_run_form(settings: Settings, *, public: bool) -> RunFormFields:
             "progress of the step before.",
             elem_id="mae-parallel-notetaker",
         )
+        fast_mode = gr.Checkbox(
+            value=settings.loop.fast,
+            label="Fast mode (fewer model rounds per step; not the paper's order)",
+            info="Manager only when it has something to decide, notes in the Reflector's "
+            "reply, next Operator started early (docs/agents.md).",
+            elem_id="mae-fast-mode",
+        )
         rules = gr.CheckboxGroup(
             RULE_NAMES, value=RULE_NAMES, label="Ask for approval before", elem_id="mae-safety"
         )
@@ -185,13 +193,14 @@ def build_run_form(settings: Settings, *, public: bool) -> RunFormFields:
         call_timeout=call_timeout,
         call_retries=call_retries,
         parallel_notetaker=parallel_notetaker,
+        fast_mode=fast_mode,
         rules=rules,
     )
 
 
 def read_form(settings: Settings, values: tuple[Any, ...]) -> tuple[RunForm, list[str]]:
     """The run the form's ``values`` (``RunFormFields.inputs``) ask for, and the ticked rule names."""
-    *head, parallel = values  # the parallel-Notetaker checkbox is the last input
+    *head, parallel, fast = values  # the parallel-Notetaker and fast-mode checkboxes come last
     task_text, device_name, backbone_name, url, model_name, steps, evolution, fresh_start = head[:8]
     rule_names, agent_name = head[8], head[9]
     count, rest = len(AGENT_ROLES), list(head[10:])
@@ -207,6 +216,7 @@ def read_form(settings: Settings, values: tuple[Any, ...]) -> tuple[RunForm, lis
         evolution=bool(evolution),
         fresh_start=bool(fresh_start),
         parallel_notetaker=bool(parallel),
+        fast=bool(fast),
         role_backbones=dict(zip(AGENT_ROLES, rest[:count], strict=True)),
         role_models=dict(zip(AGENT_ROLES, rest[count : 2 * count], strict=True)),
         api_keys=session_keys(keys),

@@ -186,3 +186,14 @@ def test_the_demo_command_says_where_it_runs_in_its_own_words(tmp_path: Path) ->
         demo.kill()
     assert demo.returncode == 0 and "Traceback" not in output
     assert "share=True" not in first + output  # Gradio's hint names its launch() option, not our flag
+
+
+def test_fast_mode_checkbox_turns_the_switches_on_and_off() -> None:
+    plain = settings_from_form(base(), RunForm(task="t", fast=True)).loop
+    assert plain.fast and plain.manager_every == 4 and plain.speculative_operator and plain.notes_in_reflector
+    assert settings_from_form(base(), RunForm(task="t")).loop.manager_every == 1  # the paper's order
+    server_fast = load_settings(environ={"MAE_FAST": "1", "MAE_MANAGER_EVERY": "6"})
+    kept = settings_from_form(server_fast, RunForm(task="t", fast=True)).loop
+    assert kept.manager_every == 6  # ticked as the server has it: the server's own switches stand
+    unticked = settings_from_form(server_fast, RunForm(task="t", fast=False)).loop
+    assert not unticked.fast and unticked.manager_every == 1 and not unticked.dismiss_popups
