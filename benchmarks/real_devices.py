@@ -10,8 +10,9 @@ On every dump (the screen is the pair's screenshot size, else the dump's largest
   says it) for which the tree-only element list (``fuse([], tree)``) has an element centred inside;
 - ``labels_kept``: texts and content descriptions of on-screen nodes found again in the parsed nodes;
 - ``boxes_inside``: elements of the tree-only list whose box lies inside the screen;
-- ``dialog_windows``: dumps whose focused window is a dialog smaller than the screen (the manifest's
-  notes say ``dialog``), and how many of them the parsed tree marks with a window.
+- ``dialog_windows_marked``: of the dumps the manifest's notes call a dialog, those whose parsed tree
+  marks the focused window (the notes also call full-screen TV pages and an app named ``..._dialog``
+  so); ``windows_marked`` lists every dump with a marked window, to check by eye.
 
 On the pairs, the Perceptor (RapidOCR + contour icons, no captions, the tree fused in) gives the list the
 agents read: elements, icons with a name, duplicates (the same text twice with overlapping boxes),
@@ -29,6 +30,7 @@ import re
 import sys
 import time
 import xml.etree.ElementTree as ET
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -77,19 +79,14 @@ def _on_screen(box: Box, screen: tuple[int, int]) -> bool:
     return box[0] < screen[0] and box[1] < screen[1] and box[2] > 0 and box[3] > 0
 
 
-def parse_dump(raw: bytes, screen: tuple[int, int]) -> A11yTree:
-    """The tree mae reads from a dump's bytes, as the phone's output reaches it."""
-    return A11yTree(source="uiautomator", nodes=parse_uiautomator(raw.decode("utf-8"), screen))
-
-
 def measure_dump(raw: bytes, screen: tuple[int, int], totals: dict[str, Any]) -> A11yTree | None:
     """Add one dump's figures to ``totals``; the tree mae parsed (``None`` when it refused or crashed)."""
     try:
-        tree = parse_dump(raw, screen)
+        tree = parse_uiautomator(raw, screen)
     except A11yError:
         totals["refused"] += 1
         return None
-    except Exception:  # noqa: BLE001 - a crash is the figure measured here
+    except Exception:
         totals["crashes"] += 1
         return None
     totals["parsed"] += 1
@@ -128,6 +125,10 @@ def _overlap(a: Box, b: Box) -> bool:
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
+def _same(tree: A11yTree) -> A11yTree:
+    return tree
+
+
 def corpus_files(corpus: Path) -> tuple[list[Path], dict[str, tuple[int, int]], dict[str, str]]:
     """Dumps, the pairs' screenshot sizes by dump name, and the manifest's notes by dump name."""
     from PIL import Image
@@ -146,27 +147,47 @@ def corpus_files(corpus: Path) -> tuple[list[Path], dict[str, tuple[int, int]], 
     return dumps, sizes, notes
 
 
-def largest_bounds(raw: bytes) -> tuple[int, int]:
-    boxes = [b for b in (_box(n.get("bounds", "")) for n in raw_root(raw).iter("node")) if b is not None]
-    return max(b[2] for b in boxes), max(b[3] for b in boxes)
+def estimated_screen(raw: bytes) -> tuple[int, int]:
+    """The screen a dump without a screenshot was taken on: its largest bounds, widened by the left
+    margin when its only window is inset a little from the left (a dialog-only dump: dialogs are centred)."""
+    root = raw_root(raw)
+    boxes = [b for b in (_box(n.get("bounds", "")) for n in root.iter("node")) if b is not None]
+    width, height = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    windows = [b for b in (_box(n.get("bounds", "")) for n in root) if b is not None]
+    if len(windows) == 1 and 0 < windows[0][0] <= 0.15 * width and windows[0][2] == width:
+        width += windows[0][0]
+    return width, height
 
 
 def run(corpus: Path, ocr: bool) -> dict[str, Any]:
     dumps, sizes, notes = corpus_files(corpus)
     totals: dict[str, Any] = dict.fromkeys(
-        (
-            "dumps parsed refused crashes labels labels_kept clickable clickable_found elements "
-            "boxes_inside dialogs dialogs_marked"
-        ).split(),
+        [
+            "dumps",
+            "parsed",
+            "refused",
+            "crashes",
+            "labels",
+            "labels_kept",
+            "clickable",
+            "clickable_found",
+            "elements",
+            "boxes_inside",
+            "dialogs",
+            "dialogs_marked",
+        ],
         0,
     )
     trees: dict[str, A11yTree] = {}
+    marked: list[str] = []
     started = time.perf_counter()
     for path in dumps:
         raw = path.read_bytes()
         totals["dumps"] += 1
-        screen = sizes.get(path.name) or largest_bounds(raw)
+        screen = sizes.get(path.name) or estimated_screen(raw)
         tree = measure_dump(raw, screen, totals)
+        if tree is not None and tree.window is not None:
+            marked.append(path.stem)
         if "dialog" in notes.get(path.name, "").lower():
             totals["dialogs"] += 1
             totals["dialogs_marked"] += tree is not None and tree.window is not None
@@ -179,6 +200,7 @@ def run(corpus: Path, ocr: bool) -> dict[str, Any]:
         "clickable_found": f"{totals['clickable_found']}/{totals['clickable']}",
         "boxes_inside": f"{totals['boxes_inside']}/{totals['elements']}",
         "dialog_windows_marked": f"{totals['dialogs_marked']}/{totals['dialogs']}",
+        "windows_marked": " ".join(marked),
         "tree_seconds": round(time.perf_counter() - started, 2),
     }
     if ocr:
@@ -186,7 +208,9 @@ def run(corpus: Path, ocr: bool) -> dict[str, Any]:
     return report
 
 
-def measure_pairs(corpus: Path, trees: dict[str, A11yTree], sizes: dict[str, tuple[int, int]]) -> dict[str, Any]:
+def measure_pairs(
+    corpus: Path, trees: dict[str, A11yTree], sizes: dict[str, tuple[int, int]]
+) -> dict[str, Any]:
     """The Perceptor's list on each pair's screenshot with its tree fused in."""
     from PIL import Image
 
@@ -195,13 +219,13 @@ def measure_pairs(corpus: Path, trees: dict[str, A11yTree], sizes: dict[str, tup
     from mae.perception.perceptor import Perceptor
 
     perceptor = Perceptor(make_ocr("rapidocr"), make_icon_detector("contour"), a11y="on")
-    figures = dict.fromkeys("pairs elements icons named duplicates behind outside".split(), 0)
+    figures = dict.fromkeys(["pairs", "elements", "icons", "named", "duplicates", "behind", "outside"], 0)
     started = time.perf_counter()
     try:
         for name, tree in sorted(trees.items()):
             with Image.open(corpus / "pairs" / name.replace(".xml", ".png")) as image:
                 rgb = image.convert("RGB")
-            elements = perceptor.perceive(rgb, tree=lambda tree=tree: tree).elements
+            elements = perceptor.perceive(rgb, tree=partial(_same, tree)).elements
             width, height = sizes[name]
             figures["pairs"] += 1
             figures["elements"] += len(elements)
@@ -235,7 +259,9 @@ def measure_pairs(corpus: Path, trees: dict[str, A11yTree], sizes: dict[str, tup
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the real-device corpus folder")
-    parser.add_argument("--no-ocr", action="store_true", help="skip the pairs' OCR fusion (tree figures only)")
+    parser.add_argument(
+        "--no-ocr", action="store_true", help="skip the pairs' OCR fusion (tree figures only)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not (args.corpus / "manifest.json").is_file():
