@@ -28,6 +28,8 @@ DIALOG_CENTRING = 0.05
 INNER_LABEL_CHARS = 100
 """A control labelled by its children's texts keeps this many characters of them."""
 EDITABLE_CLASSES = ("EditText", "AutoCompleteTextView", "SearchView$SearchAutoComplete")
+_STATUS_LINE = re.compile(r"UI hier\w* dumped to: \S+", re.IGNORECASE)
+"""What ``uiautomator dump /dev/tty`` prints after the XML (misspelt ``hierchary`` by Android itself)."""
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 
 
@@ -201,7 +203,8 @@ def parse_uiautomator(output: str | bytes, screen: tuple[int, int] | None = None
     """
     text, warnings = decode_dump(output)
     document = extract_xml(text)
-    if text[text.rfind("</hierarchy>") + len("</hierarchy>") :].strip():
+    trailing = text[text.rfind("</hierarchy>") + len("</hierarchy>") :].strip()
+    if trailing and not _STATUS_LINE.fullmatch(trailing):
         warnings.append("text after the dump's end was ignored")
     if "<!DOCTYPE" in document or "<!ENTITY" in document:
         raise A11yError("uiautomator dump output declares entities; refusing to read it")

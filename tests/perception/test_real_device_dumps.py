@@ -44,12 +44,14 @@ def test_utf16_dump_saved_by_powershell_is_read_with_a_warning() -> None:
     assert any(n.package == "com.instagram.androil" for n in tree.nodes)
 
 
-def test_trailing_status_line_after_the_dump_is_ignored_with_a_warning() -> None:
+def test_trailing_status_line_after_the_dump_is_ignored_and_other_text_is_warned_about() -> None:
     raw = (HERE / "075.xml").read_bytes()
     assert raw.rstrip().endswith(b"UI hierchary dumped to: /dev/tty")
     tree = parse_uiautomator(raw, (1200, 2670))
-    assert tree.warnings == ["text after the dump's end was ignored"]
+    assert tree.warnings == []  # what `uiautomator dump /dev/tty` always prints: not a problem
     assert any("\n" in n.text or "\n" in n.content_desc for n in tree.nodes)  # &#10; kept as a line break
+    cut = raw[: raw.rindex(b"</hierarchy>") + len(b"</hierarchy>")]
+    assert parse_uiautomator(cut + b"\nKilled\n").warnings == ["text after the dump's end was ignored"]
 
 
 def test_dialog_only_dump_marks_its_window_on_the_real_screen() -> None:
