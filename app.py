@@ -61,6 +61,7 @@ from mae.ui.launch import (
 )
 from mae.ui.live import LiveRun
 from mae.ui.memory_page import build_memory_tab
+from mae.ui.phone_doctor import PhoneDoctorPanel
 from mae.ui.phone_panel import MANUAL_HINT, PhonePanel
 from mae.ui.phone_view import TabState
 from mae.ui.public_runs import PublicRuns, busy_note
@@ -155,6 +156,9 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             min_width=40,
                             visible=not public,
                         )
+                    phone_doctor = (
+                        None if public else PhoneDoctorPanel.build()
+                    )  # taps the phone: private only
                     fresh = gr.Checkbox(
                         value=True,
                         label=_fresh_label(settings.device),
@@ -339,6 +343,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
 
         if doctor is not None:
             doctor.wire(settings, form_inputs, lambda values: read_form(values)[0])
+        if phone_doctor is not None:
+            phone_doctor.wire(device, backend.pool)
 
         def watch(tab: TabState) -> Iterator[tuple[Any, ...]]:
             """Stream the tab's run (started here, or found running on load) until it has ended."""

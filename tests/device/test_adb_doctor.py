@@ -167,3 +167,37 @@ def test_report_text_is_plain_sentences() -> None:
         "Verdict: limited",
         "  - install it",
     ]
+
+
+@needs_corpus
+def test_cli_prints_the_report_and_exits_1_when_the_phone_is_not_usable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mae.cli import main
+
+    script = PhoneScript(getprop=corpus_text("getprop_asus_TF201_android4.0.3.txt"), size=(1280, 800))
+    server, port = start(fake_adb_for(script))
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(port))
+    monkeypatch.setenv("MAE_ADB_AUTOSTART", "0")
+    adb_exec._devices.clear()
+    try:
+        assert main(["device", "doctor", "FAKE123"]) == 1
+        out, err = capsys.readouterr()
+        assert out.splitlines()[0] == "Phone FAKE123"
+        assert "Verdict: not usable" in out and "checking device..." in err
+        assert main(["device", "doctor", "--json"]) == 1  # the only phone attached
+        assert '"verdict": "not usable"' in capsys.readouterr().out
+    finally:
+        server.shutdown()
+        server.server_close()
+        adb_exec._devices.clear()
+
+
+def test_cli_refuses_the_virtual_phone(capsys: pytest.CaptureFixture[str]) -> None:
+    from mae.cli import main
+
+    assert main(["device", "doctor", "virtual"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "error: the doctor checks phones on ADB; the virtual phone needs no check\n"
+    )
