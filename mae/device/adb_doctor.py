@@ -217,7 +217,7 @@ class _Doctor:
 
     def screenshot(self) -> bool:
         try:
-            image, seconds = self.timed(self.device.screenshot)
+            _, seconds = self.timed(self.device.screenshot)
         except DeviceError as exc:
             self.add("screenshot", "fail", str(exc), "mae cannot see this phone's screen: update its Android")
             return False
@@ -235,7 +235,6 @@ class _Doctor:
             )
         else:
             self.add("screenshot", "ok", found, seconds=seconds)
-        del image
         return True
 
     def uiautomator(self) -> None:
@@ -313,12 +312,12 @@ class _Doctor:
             self.device.home()
             return
         try:
-            self.typing(field, has_adb)
+            self.typing(has_adb)
         finally:
             self.device.back()
             self.device.home()
 
-    def typing(self, field: A11yNode, has_adb: bool) -> None:
+    def typing(self, has_adb: bool) -> None:
         results: list[str] = []
         problems: list[str] = []
         probes = [ASCII_PROBE] + ([UNICODE_PROBE] if has_adb else [])
@@ -338,7 +337,15 @@ class _Doctor:
                 results.append(f"{probe!r} typed exactly")
             elif not problems or not problems[-1].startswith(f"typing {probe!r}"):
                 problems.append(f"{probe!r} came out as {typed!r}")
-        found = "; ".join(results + problems) + "; the field was cleared afterwards"
+        tree = self.dump()
+        left = _field(tree.nodes) if tree is not None else None
+        cleared = left is not None and left.text == ""
+        found = "; ".join(results + problems)
+        found += (
+            "; the field was cleared afterwards"
+            if cleared
+            else "; the field could not be cleared: clear it by hand"
+        )
         if problems:
             self.add(
                 "typing",
@@ -349,7 +356,6 @@ class _Doctor:
             )
         else:
             self.add("typing", "ok", found)
-        del field
 
     def clear(self, count: int) -> None:
         keys = " ".join([str(adb_text.KEYCODE_MOVE_END)] + [str(adb_text.KEYCODE_DEL)] * count)
