@@ -103,6 +103,7 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
         ]
     texts = [e for e in elements if e.kind == "text"]
     fused: list[Element] = []
+    named_at: dict[int, int] = {}
     for element in elements:
         if element.kind == "text":
             if any(_contains(n, element.center) for n in editable):
@@ -134,7 +135,16 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             _contains(n, element.center) for n in clickable
         ):
             continue  # unnamed and not interactive: decoration
-        fused.append(element.model_copy(update=update) if update else element)
+        result = element.model_copy(update=update) if update else element
+        if update.get("named_by") == "a11y" and named is not None:
+            # Several shapes inside one labelled node (a photo's parts) are one thing: keep the largest.
+            earlier = named_at.get(id(named))
+            if earlier is not None:
+                if box_area(result.box) > box_area(fused[earlier].box):
+                    fused[earlier] = result
+                continue
+            named_at[id(named)] = len(fused)
+        fused.append(result)
     for node in clickable:
         if not node.spoken_label:
             continue

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mae.perception.a11y import parse_uiautomator
+from mae.perception.a11y import A11yNode, A11yTree, parse_uiautomator
+from mae.perception.elements import Element
 from mae.perception.fusion import fuse
 
 HERE = Path(__file__).resolve().parent / "real_dumps"
@@ -106,4 +107,23 @@ def test_nodes_are_cut_to_the_screen() -> None:
     assert [(n.text, n.bounds) for n in tree.nodes] == [
         ("", (0, 0, 1080, 2400)),
         ("Row", (0, 2300, 1080, 2400)),
+    ]
+
+
+def test_shapes_inside_one_labelled_photo_are_listed_once() -> None:
+    # Google Photos' grid in the corpus's pair 202: the contour detector finds three shapes in the
+    # first photo, and each took the photo's description (three lines for one photo).
+    photo = A11yNode(
+        content_desc="Photo taken on Mar 16, 2026, 1:18:42 PM",
+        class_name="android.widget.FrameLayout",
+        clickable=True,
+        bounds=(0, 1406, 354, 1761),
+    )
+    shapes = [
+        Element(kind="icon", box=box, source="contour")
+        for box in ((42, 1418, 312, 1610), (42, 1482, 300, 1704), (42, 1666, 212, 1760))
+    ]
+    fused = fuse(shapes, A11yTree(source="uiautomator", nodes=[photo]))
+    assert [(e.text, e.box, e.role) for e in fused] == [
+        ("Photo taken on Mar 16, 2026, 1:18:42 PM", (42, 1482, 300, 1704), "button")
     ]
