@@ -1,4 +1,4 @@
-"""``python -m mae device {list,screenshot,do}``: see and operate a phone from the command line."""
+"""``python -m mae device {list,screenshot,do,doctor}``: see, operate and check a phone from a terminal."""
 
 from __future__ import annotations
 
@@ -42,7 +42,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     do.add_argument("--screenshot", type=Path, help="also save the settled screen afterwards to this file")
     do.set_defaults(func=cmd_do)
 
-    for sub in (listing, shot, do):
+    doctor = actions.add_parser(
+        "doctor",
+        help="check an attached phone: versions, screen, screenshots, uiautomator, keyboard, typing, taps",
+    )
+    doctor.add_argument(
+        "serial",
+        nargs="?",
+        default=None,
+        metavar="SERIAL",
+        help="ADB serial or HOST:PORT (default: the only phone)",
+    )
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.set_defaults(func=cmd_doctor)
+
+    for sub in (listing, shot, do, doctor):
         sub.add_argument("-v", "--verbose", action="store_true", help="print every adb command issued")
 
 
@@ -156,3 +170,23 @@ def cmd_do(args: argparse.Namespace) -> int:
     finally:
         device.close()
     return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check the phone and print what works and what to change; exit 1 when mae cannot use it."""
+    _verbose(args)
+    from mae.device.adb_doctor import run_doctor
+
+    if args.serial == VIRTUAL:
+        raise ConfigError("the doctor checks phones on ADB; the virtual phone needs no check")
+
+    def progress(step: str) -> None:
+        if not args.json:
+            print(f"checking {step}...", file=sys.stderr)
+
+    report = run_doctor(args.serial, progress=progress)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        print(report.text())
+    return 1 if report.verdict == "not usable" else 0

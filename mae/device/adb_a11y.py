@@ -61,7 +61,7 @@ class UiDumper:
                     output = self._run(verb, command, DUMP_TIMEOUT_S)
                     if verb == "shell" and _failed(output):
                         break
-                nodes = parse_uiautomator(output, screen)
+                tree = parse_uiautomator(output, screen)
             except A11yError as exc:
                 self.attempts.append((name, str(exc)))
                 continue
@@ -72,9 +72,7 @@ class UiDumper:
                 continue
             self.attempts.append((name, "ok"))
             self.preferred = name
-            return A11yTree(
-                source="uiautomator", nodes=nodes, seconds=round(self._clock() - started, 4), strategy=name
-            )
+            return tree.model_copy(update={"seconds": round(self._clock() - started, 4), "strategy": name})
         reasons = "; ".join(f"{name}: {problem}" for name, problem in self.attempts)
         raise A11yError(f"uiautomator dump failed ({reasons[:400]})")
 

@@ -138,6 +138,18 @@ def _exec(args: list[str], *, binary: bool = False, timeout: float = SHELL_TIMEO
     return output.decode("utf-8", errors="replace") if isinstance(output, bytes) else output
 
 
+def server_version() -> int:
+    """The adb server's protocol version (41 for current platform-tools); ``DeviceError`` if none answers."""
+    try:
+        _ensure_server()
+        host, port = server_address()
+        return int(AdbClient(host=host, port=port, socket_timeout=HOST_TIMEOUT_S).server_version())
+    except DeviceError:
+        raise
+    except Exception as exc:
+        raise translate_error(exc, ["version"], HOST_TIMEOUT_S) from exc
+
+
 def command_line(args: list[str]) -> str:
     """``args`` as the adb command a user could type (the shell part as the phone's sh sees it)."""
     words = list(args)

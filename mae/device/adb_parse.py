@@ -78,3 +78,40 @@ def ime_state(output: str, separator: str = "---") -> ImeState:
         sections.append([])
     default = sections[2][0] if sections[2] and sections[2][0] != "null" else None
     return ImeState(installed=sections[0], enabled=sections[1], default=default)
+
+
+_PROP = re.compile(r"^\[([^\]]+)\]: \[(.*)\]\s*$", re.MULTILINE)
+_DENSITY = re.compile(r"(Physical|Override) density:\s*(\d+)")
+_ORIENTATION = re.compile(r"\bSurfaceOrientation:\s*(\d)|\borientation=(\d)\b")
+_CUTOUT = re.compile(r"DisplayCutout\{insets=Rect\((-?\d+), (-?\d+) - (-?\d+), (-?\d+)\)")
+
+
+def getprop(output: str) -> dict[str, str]:
+    """``getprop``'s ``[key]: [value]`` lines as a dict (values spanning lines are cut at the first)."""
+    return {key: value for key, value in _PROP.findall(output)}
+
+
+def density(wm_density: str, props: dict[str, str]) -> int | None:
+    """Screen density in dpi from ``wm density`` (an override wins), else the ``ro.sf.lcd_density`` prop."""
+    found = {kind: int(value) for kind, value in _DENSITY.findall(wm_density)}
+    value = found.get("Override") or found.get("Physical")
+    if value is None and props.get("ro.sf.lcd_density", "").isdigit():
+        value = int(props["ro.sf.lcd_density"])
+    return value
+
+
+def orientation(dumpsys_input: str) -> int | None:
+    """The built-in display's rotation in quarter turns (0-3) from ``dumpsys input``, if printed."""
+    match = _ORIENTATION.search(dumpsys_input)
+    if match is None:
+        return None
+    return int(match.group(1) or match.group(2))
+
+
+def cutout(dumpsys_window: str) -> tuple[int, int, int, int] | None:
+    """The display cut-out's insets (left, top, right, bottom pixels) from ``dumpsys window``, if any."""
+    for match in _CUTOUT.finditer(dumpsys_window):
+        insets = (int(match.group(1)), int(match.group(2)), int(match.group(3)), int(match.group(4)))
+        if any(insets):
+            return insets
+    return None

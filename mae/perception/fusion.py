@@ -75,7 +75,7 @@ def _is_card(node: A11yNode, element: Element, texts: Sequence[Element]) -> bool
 def _label_box(node: A11yNode, nodes: Sequence[A11yNode]) -> Box:
     """Where a person reads ``node``'s label: the first text inside it that starts the label (a card's
     title), else the node itself."""
-    label = _norm(node.label)
+    label = _norm(node.spoken_label)
     inside = [
         n
         for n in nodes
@@ -103,6 +103,7 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
         ]
     texts = [e for e in elements if e.kind == "text"]
     fused: list[Element] = []
+    named_at: dict[int, int] = {}
     for element in elements:
         if element.kind == "text":
             if any(_contains(n, element.center) for n in editable):
@@ -134,17 +135,27 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             _contains(n, element.center) for n in clickable
         ):
             continue  # unnamed and not interactive: decoration
-        fused.append(element.model_copy(update=update) if update else element)
+        result = element.model_copy(update=update) if update else element
+        if update.get("named_by") == "a11y" and named is not None:
+            # Several shapes inside one labelled node (a photo's parts) are one thing: keep the largest.
+            earlier = named_at.get(id(named))
+            if earlier is not None:
+                if box_area(result.box) > box_area(fused[earlier].box):
+                    fused[earlier] = result
+                continue
+            named_at[id(named)] = len(fused)
+        fused.append(result)
     for node in clickable:
-        if not node.label:
+        if not node.spoken_label:
             continue
         if any(_contains(node, e.center) for e in fused):
             continue
+        shown = bool((node.text or node.inner_label) and not node.content_desc)
         fused.append(
             Element(
-                kind="text" if node.text and not node.content_desc else "icon",
-                text=node.label,
-                box=_label_box(node, tree.nodes) if node.text and not node.content_desc else node.bounds,
+                kind="text" if shown else "icon",
+                text=node.spoken_label,
+                box=_label_box(node, tree.nodes) if shown else node.bounds,
                 source=tree.source,
                 role="field" if node.editable else "button",
                 named_by="a11y",

@@ -33,6 +33,7 @@ from mae.ui.forms import (
     role_backbone_choices,
     session_keys,
 )
+from mae.ui.phone_doctor import PhoneDoctorPanel
 
 EXAMPLES = [
     "Find the best-rated Korean restaurant in Champaign, IL on Maps that is open until at least 11 PM.",
@@ -74,6 +75,7 @@ class RunFormFields:
     base_url: gr.Textbox
     model: gr.Textbox
     doctor: DoctorPanel | None
+    phone_doctor: PhoneDoctorPanel | None
     max_steps: gr.Slider
     evolve: gr.Checkbox
     key_boxes: list[gr.Textbox]
@@ -118,6 +120,7 @@ def build_run_form(settings: Settings, *, public: bool) -> RunFormFields:
         refresh_devices = gr.Button(
             "⟳", size="sm", elem_id="mae-refresh-devices", scale=0, min_width=40, visible=not public
         )
+    phone_doctor = None if public else PhoneDoctorPanel.build()  # taps the phone: private only
     fresh = gr.Checkbox(value=True, label=fresh_label(settings.device), elem_id="mae-fresh-start")
     backbone = gr.Dropdown(
         backbone_choices(), value=settings.backbone, label="Backbone", elem_id="mae-backbone"
@@ -185,6 +188,7 @@ def build_run_form(settings: Settings, *, public: bool) -> RunFormFields:
         base_url=base_url,
         model=model,
         doctor=doctor,
+        phone_doctor=phone_doctor,
         max_steps=max_steps,
         evolve=evolve,
         key_boxes=key_boxes,

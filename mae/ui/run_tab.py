@@ -105,6 +105,8 @@ def build_run_tab(
     cleared = [progress_html(blank), timeline_html(blank), gr.skip(), gr.update(visible=False), "", ""]
     cleared += [gr.update(interactive=True), gr.update(interactive=False), gr.update(visible=False)]
     wire_run_form(form, settings, saved, public=public, lister=lister)
+    if form.phone_doctor is not None:
+        form.phone_doctor.wire(device, backend.pool)
 
     def render(tab: TabState, view: RunView, image: Any, busy: bool) -> tuple[Any, ...]:
         """The run's outputs; Run stays disabled while ``busy`` (steps, or the memory update after
