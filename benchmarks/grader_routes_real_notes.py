@@ -118,6 +118,18 @@ def routes(plan: Plans) -> dict[str, list[Route]]:
                 ],
             ),
             Route(
+                "a heading per candidate, the rejected one's bullets say why",
+                [
+                    *thai,
+                    *note(
+                        "Thai in Urbana",
+                        "Lemongrass Thai Kitchen (chosen):\n- Crispy duck with basil is amazing\n"
+                        "- Service was slow, parking is hard\n"
+                        "Bangkok Orchid (4.8):\n- Vegetarian menu, no duck dishes",
+                    ),
+                ],
+            ),
+            Route(
                 "recommends the restaurant without duck too",
                 [
                     *thai,

@@ -178,15 +178,22 @@ def negated(sentence: str) -> bool:
 
 def spoken_against(raw: str, phrase: str) -> list[bool]:
     """For each sentence of ``raw`` that names ``phrase``: whether it speaks against it, itself, in the
-    sentence right after it on its line ("Bangkok Orchid (4.8). Rejected: no duck."), or by the heading
-    it stands under ("Ruled out:" over a list of candidates)."""
+    sentence right after it on its line ("Bangkok Orchid (4.8). Rejected: no duck."), by the heading it
+    stands under ("Ruled out:" over a list of candidates), or, when it is a heading, by a line under it
+    ("Bangkok Orchid:" / "- no duck dishes")."""
     out: list[bool] = []
-    for line in lines(raw):
+    note = lines(raw)
+    for index, line in enumerate(note):
+        below: list[str] = []
+        for under in note[index + 1 :] if line.is_heading else []:
+            if under.heading != line.text:
+                break
+            below.append(under.text)
         parts = [p for p in (normalise(s) for s in _SENTENCE.split(line.text)) if p]
         for i, part in enumerate(parts):
             if contains(part, phrase):
                 nxt = parts[i + 1] if i + 1 < len(parts) else ""
-                out.append(negated(part) or negated(nxt) or negated(line.heading))
+                out.append(any(negated(t) for t in (part, nxt, line.heading, *below)))
     return out
 
 

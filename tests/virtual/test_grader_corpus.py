@@ -109,6 +109,12 @@ def test_a_mention_is_spoken_against_by_its_sentence_the_next_one_or_its_heading
     ]
     assert spoken_against("Ruled out:\n- Prairie Motel\n\nBangkok Orchid 4.8", "bangkok") == [False]
     assert spoken_against("Also great: Bangkok Orchid (4.8).", "bangkok") == [False]
+    assert spoken_against("Bangkok Orchid (4.8):\n- vegetarian menu, no duck\n\nLemongrass:", "bangkok") == [
+        True
+    ]
+    assert spoken_against(
+        "Bangkok Orchid (4.8):\n- vegetarian menu\nLemongrass:\n- no parking", "bangkok"
+    ) == [False]
 
 
 def test_the_overall_sentiment_is_read_from_the_verdict_or_the_words() -> None:
