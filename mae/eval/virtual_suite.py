@@ -231,8 +231,10 @@ class Check(BaseModel):
         items = [item for fact in self.facts for item in fact.item]
         if not all(fact.stated_in(raw, items) for fact in self.facts):
             return False
-        if self.sentiment and not (verdicts(raw) or {"none"}) <= set(self.sentiment):
-            return False
+        if self.sentiment:
+            stated = verdicts(raw)
+            if not stated or not stated <= set(self.sentiment):
+                return False
         return all(all(spoken_against(raw, x)) for x in self.exclude)
 
     def _check_no_side_effects(self, state: PhoneState) -> bool:
