@@ -435,7 +435,8 @@ def _moved_values(
         ):
             moved.append(fact)
             for i, _, text in carriers:
-                moved_at.setdefault(i, []).append(text)
+                if text not in moved_at.setdefault(i, []):
+                    moved_at[i].append(text)
     return moved, moved_at
 
 
