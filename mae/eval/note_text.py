@@ -189,7 +189,7 @@ def spoken_against(raw: str, phrase: str) -> list[bool]:
             if under.heading != line.text:
                 break
             below.append(under.text)
-        parts = [p for p in (normalise(s) for s in _SENTENCE.split(line.text)) if p]
+        parts = sentences(line.text)
         for i, part in enumerate(parts):
             if contains(part, phrase):
                 nxt = parts[i + 1] if i + 1 < len(parts) else ""
