@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import grader_routes_places
+import grader_routes_real_notes
 import grader_routes_research
 import grader_routes_shopping
 from grader_routes import Route, Step  # the hand-written routes (data), one file per scenario family
@@ -93,13 +94,19 @@ def grade_route(task: VirtualTask, route: Route) -> Outcome:
 
 
 def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
-    """Every hard task's routes; the tasks' own plans are reused where a route only adds to them."""
+    """Every hard task's routes (a scenario file's, then those of ``grader_routes_real_notes``); the
+    tasks' own plans are reused where a route only adds to them."""
     plan = {task_id: task.plan for task_id, task in tasks.items()}
-    return {
-        **grader_routes_places.routes(plan),
-        **grader_routes_research.routes(plan),
-        **grader_routes_shopping.routes(plan),
-    }
+    out: dict[str, list[Route]] = {}
+    for part in (
+        grader_routes_places,
+        grader_routes_research,
+        grader_routes_shopping,
+        grader_routes_real_notes,
+    ):
+        for task_id, routes in part.routes(plan).items():
+            out.setdefault(task_id, []).extend(routes)
+    return out
 
 
 def run_corpus(only: set[str] | None = None) -> list[Outcome]:

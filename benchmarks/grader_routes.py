@@ -27,17 +27,12 @@ class Route:
 
 
 def note(title: str, body: str) -> list[Step]:
-    """Plan steps that write a new note in Notes."""
-    return [
-        "open Notes",
-        "tap new note",
-        "tap Title",
-        f"type {title}",
-        "enter",
-        f"type {body}",
-        "back",
-        "tap done",
-    ]
+    """Plan steps that write a new note in Notes; each line of ``body`` ends with Enter, as a person
+    types a note with headings, bullets or table rows."""
+    typed: list[Step] = []
+    for index, line in enumerate(body.split("\n")):
+        typed.extend(["enter"] * bool(index) + [f"type {line}"] * bool(line))
+    return ["open Notes", "tap new note", "tap Title", f"type {title}", "enter", *typed, "back", "tap done"]
 
 
 def directions_of(place: str) -> Callable[[VirtualPhone], str]:

@@ -172,7 +172,7 @@ def routes(plan: Plans) -> dict[str, list[Route]]:
                     *note("Lemongrass Thai Kitchen", "Positive: amazing duck. Negative: slow service."),
                     *note("Bangkok Orchid", "Great curry but noisy."),
                 ],
-                {3, 7},
+                {3, 7, 8},
             ),
         ],
         "h_bakery_birthday_phone": [

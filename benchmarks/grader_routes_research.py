@@ -213,7 +213,7 @@ def routes(plan: Plans) -> dict[str, list[Route]]:
                     "tap Replacement Ear Cushions for Bose QuietComfort 45 QC45 Headphones",
                     *note("QC45", "Mostly positive."),
                 ],
-                {2, 3, 4},
+                {2, 3, 4, 6},
             ),
             Route(
                 "one review only",
@@ -282,7 +282,12 @@ def routes(plan: Plans) -> dict[str, list[Route]]:
                     "back",
                     "tap Solar Eclipse",
                     "back",
-                    *note("Trending", "Wukong, eclipse, Champions League final"),
+                    *note(
+                        "Trending",
+                        "UCL final: Madrid v Dortmund at Wembley\n"
+                        "Black Myth Wukong: 10 million copies in 3 days\n"
+                        "Solar eclipse: partial, Saturday morning",
+                    ),
                 ],
             ),
             Route(
@@ -294,7 +299,7 @@ def routes(plan: Plans) -> dict[str, list[Route]]:
                     "back",
                     *note("Trending", "Wukong, eclipse, Champions League final"),
                 ],
-                {4},
+                {4, 6},
             ),
             Route(
                 "note about two topics",

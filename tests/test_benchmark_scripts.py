@@ -12,6 +12,7 @@ LIBRARIES = {
     "bench_common.py",
     "grader_routes.py",
     "grader_routes_places.py",
+    "grader_routes_real_notes.py",
     "grader_routes_research.py",
     "grader_routes_shopping.py",
     "profiles.py",

@@ -81,10 +81,7 @@ def keep_facts(reply: ConsolidatedNotes, before: str, *, last_try: bool) -> Cons
     if not loss:
         return reply
     if not last_try:
-        raise ReplyProblem(
-            f"the notes lost facts the old notes held: {loss.describe()}; copy each one exactly into the "
-            "notes, or name it under ### Dropped ### if the request no longer needs it"
-        )
+        raise ReplyProblem(loss.problem())
     repaired = repair(before, reply.notes, loss)
     if len(repaired) >= len(before):
         raise ReplyProblem(

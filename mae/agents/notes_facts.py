@@ -12,11 +12,14 @@ notes' facts the new notes no longer hold:
   keeps ``11 PM``, ``217-555-0187`` keeps ``(217) 555-0187``, ``Gangnam bbq house`` keeps
   ``Gangnam BBQ House``;
 - a value is *moved* when every new line that holds it names another item of the old notes and none of
-  the items its old line named (two prices swapped between two shops): it counts as lost, and the new
-  lines that carry it are dropped by ``repair``.
+  the items that only its own old lines named (two prices swapped between two shops). A line stands
+  under its heading: in ``FINAL CHOICE: Illini Union Hotel`` / ``- Maps: 4.5 stars (733 reviews)`` the
+  rating belongs to the hotel, not to another line that named Maps. A moved value counts as lost.
 
 ``repair`` puts the old lines holding lost facts back (long lines cut to the clauses holding them),
-each once, after the new notes.
+each once, after the new notes, and strikes a moved value from the new lines that carried it. It never
+drops a line the model wrote, unless all that line still says once the value is struck is said by the
+rest of the repaired notes ("Amazon DZ201:" next to the restored "Amazon DZ201: $159.99").
 """
 
 from __future__ import annotations
@@ -96,8 +99,8 @@ _QUOTED = re.compile(
 )
 _CODE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w-])")
 _CAPITALISED = re.compile(
-    r"(?<![\w'’])(?:[A-Z][\w'’&.-]*|\d+[A-Za-z][\w-]*)"
-    r"(?:(?:\s+|\s*&\s*)(?:(?:of|and|the|de|la|du|del|in|on|for|at|&)\s+)?(?:[A-Z][\w'’&.-]*|[A-Z0-9][\w-]*\d[\w-]*))*"
+    r"(?<![\w'’])(?:[A-Z](?:[\w'’&-]|\.(?!\s))*|\d+[A-Za-z][\w-]*)"
+    r"(?:(?:\s+|\s*&\s*)(?:(?:of|and|the|de|la|du|del|in|on|for|at|&)\s+)?(?:[A-Z](?:[\w'’&-]|\.(?!\s))*|[A-Z0-9][\w-]*\d[\w-]*))*"
 )
 _BULLET = re.compile(r"^\s*(?:[-*•·]+|\d+[.)]|[a-z][.)])\s+")
 _SIGN_OFF = re.compile(
@@ -268,19 +271,46 @@ def _same_time(a: str, b: str) -> bool:
 
 @dataclass
 class Loss:
-    """The facts of the old notes that the new ones lost, and the new lines that move a value."""
+    """The facts of the old notes that the new ones do not hold (``missing``), the values they tie to
+    another item (``moved``), and, by new line, the values as written there that moved."""
 
-    lost: list[Fact]
-    moved_lines: list[int]
+    missing: list[Fact]
+    moved: list[Fact]
+    moved_at: dict[int, list[str]]
 
     def __bool__(self) -> bool:
-        return bool(self.lost)
+        return bool(self.missing or self.moved)
+
+    @property
+    def lost(self) -> list[Fact]:
+        """Every fact the repair has to put back, in the old notes' order."""
+        return sorted([*self.missing, *self.moved], key=lambda f: f.line)
 
     def describe(self, limit: int = 8) -> str:
-        """``"$144.00", "Gangnam BBQ House" and 3 more`` (for a corrective message or a warning)."""
-        texts = list(dict.fromkeys(f.text for f in self.lost))
-        shown = ", ".join(f'"{t}"' for t in texts[:limit])
-        return shown + (f" and {len(texts) - limit} more" if len(texts) > limit else "")
+        """``"$144.00", "Gangnam BBQ House" and 3 more`` (for a warning)."""
+        return _quote(self.lost, limit)
+
+    def problem(self) -> str:
+        """What the corrective message tells the model: the facts really missing, and apart from them
+        the values now written under another item (they are there, so "copy them" would mislead)."""
+        parts = []
+        if self.missing:
+            parts.append(
+                f"the notes lost facts the old notes held: {_quote(self.missing)}; copy each one exactly "
+                "into the notes, or name it under ### Dropped ### if the request no longer needs it"
+            )
+        if self.moved:
+            parts.append(
+                f"the notes put {_quote(self.moved)} under another item than the old notes did; write each "
+                "value next to the item it belongs to"
+            )
+        return "; and ".join(parts)
+
+
+def _quote(facts: list[Fact], limit: int = 8) -> str:
+    texts = list(dict.fromkeys(f.text for f in facts))
+    shown = ", ".join(f'"{t}"' for t in texts[:limit])
+    return shown + (f" and {len(texts) - limit} more" if len(texts) > limit else "")
 
 
 def find_losses(old: str, new: str, dropped: str = "") -> Loss:
@@ -289,24 +319,42 @@ def find_losses(old: str, new: str, dropped: str = "") -> Loss:
     holder = _Holder(new)
     accounted = _Holder(dropped)
     old_facts = extract_facts(old)
-    lost = [f for f in old_facts if _is_fact(f) and not holder.holds(f) and not accounted.holds(f)]
-    moved, moved_lines = _moved_values(old, old_facts, new, holder, accounted)
-    lost_keys = {(f.kind, f.key, f.line) for f in lost}
-    lost.extend(f for f in moved if (f.kind, f.key, f.line) not in lost_keys)
-    lost.sort(key=lambda f: f.line)
-    return Loss(lost, moved_lines)
+    missing = [f for f in old_facts if _is_fact(f) and not holder.holds(f) and not accounted.holds(f)]
+    moved, moved_at = _moved_values(old_facts, new, accounted)
+    missing_keys = {(f.kind, f.key, f.line) for f in missing}
+    return Loss(missing, [f for f in moved if (f.kind, f.key, f.line) not in missing_keys], moved_at)
+
+
+def headings(lines: list[str]) -> list[str]:
+    """For each line, the heading it stands under: the nearest line above it that is not a bullet, when
+    it is a bullet or indented ("" otherwise, and after a blank line)."""
+    out: list[str] = []
+    heading = ""
+    for line in lines:
+        if not line.strip():
+            heading = ""
+            out.append("")
+        elif _BULLET.match(line) or line[:1] in (" ", "\t"):
+            out.append(heading)
+        else:
+            heading = line
+            out.append("")
+    return out
 
 
 def _moved_values(
-    old: str, old_facts: list[Fact], new: str, holder: _Holder, accounted: _Holder
-) -> tuple[list[Fact], list[int]]:
+    old_facts: list[Fact], new: str, accounted: _Holder
+) -> tuple[list[Fact], dict[int, list[str]]]:
     """Values that every new line holding them ties to another item than the old lines that held them.
 
     Where a value stands in a new line, each old line is scored by the item names it shares with the
     text before the value: a name weighs less the more old lines it is on (the shop every line starts
     with tells little) and the further it stands from the value (a line may list several items). A value
     with no name before it belongs to the names after it; a line naming nothing belongs to the line
-    above it (a heading and its figures)."""
+    above it (a heading and its figures). Only old lines holding a value of the same kind compete (a
+    price moves to a line with a price, not to "Step 5: back on Booking"); a bullet whose label names
+    none ("- Booking: $149") belongs to its heading's item. A value is not moved when its line or its
+    heading names an item that only the value's own old lines named."""
     anchors_by_line: dict[int, set[str]] = {}
     for fact in old_facts:
         if fact.kind in ANCHOR_KINDS:
@@ -316,8 +364,9 @@ def _moved_values(
         for anchor in anchors:
             counts[anchor] = counts.get(anchor, 0) + 1
     moved: list[Fact] = []
-    bad_lines: set[int] = set()
+    moved_at: dict[int, list[str]] = {}
     new_lines = new.splitlines()
+    context = [f"{head} \x00 " if head else "" for head in headings(new_lines)]
 
     def named(prefix: str) -> list[tuple[int, int, str]]:
         """Where each anchor last stands in ``prefix`` (normalised), as spans; "class" inside "class c3
@@ -329,14 +378,14 @@ def _moved_values(
                 found.append((at + 1, at + 1 + len(anchor), anchor))
         return [f for f in found if not any(o != f and o[0] <= f[0] and f[1] <= o[1] for o in found)]
 
-    def owners(line: str, end: int) -> set[int]:
-        """The old lines the text of ``line`` before ``end`` names most closely."""
-        prefix = normalise(line[:end]).rstrip()
+    def owners(text: str, among: set[int] | None = None) -> set[int]:
+        """The old lines (of ``among``) that ``text``, up to the value, names most closely."""
+        prefix = normalise(text).rstrip()
         scores: dict[int, float] = {}
         for _start, stop, anchor in named(prefix):
             weight = 1 / counts[anchor] / (1 + (len(prefix) - stop) / 10)
             for n, anchors in anchors_by_line.items():
-                if anchor in anchors:
+                if anchor in anchors and (among is None or n in among):
                     scores[n] = scores.get(n, 0.0) + weight
         best = max(scores.values(), default=0.0)
         return {n for n, score in scores.items() if best > 0 and score >= best - 1e-9}
@@ -344,34 +393,51 @@ def _moved_values(
     new_facts = [
         [f for f in _line_facts(line, i) if f.kind in VALUE_KINDS] for i, line in enumerate(new_lines)
     ]
-    tied_at: dict[tuple[int, int], set[int]] = {}
+    valued: dict[str, set[int]] = {}
+    for fact in old_facts:
+        if fact.kind in VALUE_KINDS:
+            valued.setdefault("number" if fact.kind == "quantity" else fact.kind, set()).add(fact.line)
+    tied_at: dict[tuple[int, int, str], set[int]] = {}
     line_owners: list[set[int]] = []
     for i, line in enumerate(new_lines):
-        mine = owners(line, len(line))
+        mine = owners(line)
         line_owners.append(mine or (line_owners[i - 1] if i else set()))
     for fact in old_facts:
         if fact.kind not in VALUE_KINDS or fact.line not in anchors_by_line or accounted.holds(fact):
             continue
         holding = {f.line for f in old_facts if f.kind == fact.kind and f.key == fact.key}
-        carriers: list[tuple[int, set[int]]] = []
+        group = "number" if fact.kind == "quantity" else fact.kind
+        carriers: list[tuple[int, set[int], str]] = []
         for i, line in enumerate(new_lines):
             for found in new_facts[i]:
                 if _same_value(fact, found):
                     end = line.find(found.text)
-                    if (i, end) not in tied_at:
-                        tied_at[i, end] = owners(line, end) or line_owners[i]  # "past 11 PM: Gangnam BBQ"
-                    carriers.append((i, tied_at[i, end]))
-        own = {a for n in holding for a in anchors_by_line.get(n, set()) if counts[a] == 1}
+                    if (i, end, group) not in tied_at:  # a price can only have moved to a line with a price
+                        among = valued.get(group, set())
+                        tied_at[i, end, group] = (
+                            owners(line[:end], among)
+                            or owners(context[i], among)  # "- Booking: $149" under "FINAL CHOICE: Illini ..."
+                            or line_owners[i]  # "past 11 PM: Gangnam BBQ"
+                        )
+                    carriers.append((i, tied_at[i, end, group], found.text))
+        own = {a for n in holding for a in anchors_by_line.get(n, set())}
+
+        def names_own(i: int, tied: set[int], own: set[str] = own) -> bool:
+            """Whether new line ``i`` or its heading names an item that only the value's old lines named."""
+            others = {a for n in tied for a in anchors_by_line.get(n, set())}
+            return bool(
+                {a for _, _, a in named(normalise(context[i] + new_lines[i]).rstrip())} & (own - others)
+            )
+
         # moved: every line holding the value names other items, and no name only its old lines had
         if carriers and all(
-            tied
-            and not tied & holding
-            and not {a for _, _, a in named(normalise(new_lines[i]).rstrip())} & own
-            for i, tied in carriers
+            tied and not tied & holding and not names_own(i, tied) for i, tied, _ in carriers
         ):
             moved.append(fact)
-            bad_lines.update(i for i, _ in carriers)
-    return moved, sorted(bad_lines)
+            for i, _, text in carriers:
+                if text not in moved_at.setdefault(i, []):
+                    moved_at[i].append(text)
+    return moved, moved_at
 
 
 def strip_sign_off(notes: str) -> str:
@@ -391,18 +457,41 @@ def _compact(line: str, facts: list[Fact]) -> str:
     return " ".join([clauses[0], *wanted]).strip()[: MAX_LINE_CHARS * 2]
 
 
+def _strike(line: str, texts: list[str]) -> str:
+    """``line`` without the values ``texts`` (and the brackets or separators they leave empty)."""
+    for text in texts:
+        line = line.replace(text, "\x00", 1)
+    line = re.sub(r"\(\s*[\x00,;/\s]*\)|\x00", "", line)
+    line = re.sub(r"\s*([,;/])(?:\s*[,;/])+", r"\1", line)
+    line = re.sub(r"([:(])\s*[,;/]\s*", r"\1 ", line)
+    return re.sub(r"[ \t]{2,}", " ", line).rstrip(" ,;/-")
+
+
 def repair(old: str, new: str, loss: Loss) -> str:
-    """``new`` without the lines that moved a value, followed by the old lines holding the lost facts
-    (each once, in their old order)."""
-    new_lines = [line for i, line in enumerate(new.splitlines()) if i not in set(loss.moved_lines)]
+    """``new`` with the moved values struck from the lines that carried them, followed by the old lines
+    holding the lost facts (each once, in their old order). A new line is dropped only when what it
+    still says once struck is all said by the rest of the repaired notes."""
+    new_lines = new.splitlines()
+    struck = {i: _strike(new_lines[i], texts) for i, texts in loss.moved_at.items()}
     old_lines = old.splitlines()
     by_line: dict[int, list[Fact]] = {}
     for fact in loss.lost:
         by_line.setdefault(fact.line, []).append(fact)
-    kept = "\n".join(new_lines).strip()
+    back: list[str] = []
     for index in sorted(by_line):
         line = _compact(old_lines[index], by_line[index])
-        if not line or normalise(line) in normalise(kept):
-            continue
-        kept = f"{kept}\n{line}" if kept else line
-    return kept
+        if line and not any(normalise(line) in normalise(b) for b in back):
+            back.append(line)
+    kept: list[str] = []
+    for i, line in enumerate(new_lines):
+        line = struck.get(i, line)
+        if i in struck:
+            rest = normalise(" ".join([*new_lines[:i], *new_lines[i + 1 :], *back]))
+            if set(normalise(line).split()) <= set(rest.split()):
+                continue
+        kept.append(line)
+    notes = "\n".join(kept).strip()
+    for line in back:
+        if normalise(line) not in normalise(notes):
+            notes = f"{notes}\n{line}" if notes else line
+    return notes

@@ -23,7 +23,7 @@ from mae.device.virtual.phone import VirtualPhone
 from mae.device.virtual.realism import Realism
 from mae.device.virtual.state import PhoneState
 from mae.errors import ConfigError
-from mae.eval.note_text import clauses, contains, negated, normalise, sentences
+from mae.eval.note_text import contains, normalise, owners, spoken_against, verdicts
 from mae.eval.reference import RefAction, compile_plan
 
 TASKS_FILE = Path(__file__).parent / "data" / "virtual_tasks.json"
@@ -77,17 +77,21 @@ def final_note(state: PhoneState) -> str | None:
     return last.text
 
 
+SIDE_EFFECTS = ("add_to_cart", "start_navigation", "save_place")
+"""What an agent can do on the virtual phone that changes something a user keeps: a product in a cart,
+a navigation started, a place saved to a list."""
+
+
 class Fact(BaseModel):
-    """A fact a note must state: one of ``item`` and one of ``values`` in the same clause."""
+    """A fact a note must state: one of ``values`` written under or next to one of ``item``."""
 
     item: list[str]
     values: list[str]
 
-    def stated_in(self, raw: str) -> bool:
-        return any(
-            any(contains(clause, i) for i in self.item) and any(contains(clause, v) for v in self.values)
-            for clause in clauses(raw)
-        )
+    def stated_in(self, raw: str, items: list[str]) -> bool:
+        """Whether a value of this fact belongs to one of its items, among every item in ``items``
+        (see :func:`mae.eval.note_text.owners`)."""
+        return any(owners(raw, items, value) & set(self.item) for value in self.values)
 
 
 class Check(BaseModel):
@@ -103,9 +107,14 @@ class Check(BaseModel):
     - ``route``: the task ended on the directions screen with the route to place ``item``.
     - ``note``: the final note (the one written or opened last) matches at least ``min_groups`` of
       ``groups`` (a group matches when the note contains one of its phrases; default: all groups),
-      states every one of ``facts`` (an item and its value in one clause), and names none of
-      ``exclude`` except in a sentence that speaks against it ("oranges are not on sale"). Phrases
-      match equivalent forms: 24-hour times, prices with or without ``$``, ``.00`` or thousands commas.
+      states every one of ``facts`` (a value written next to its item or under it, even where the
+      item's own name holds a comma), names none of ``exclude`` except where it speaks against it
+      ("oranges are not on sale", "X was rejected because ...", a "Ruled out:" heading), and, when
+      ``sentiment`` is given, states an overall sentiment among those (a "mostly negative" summary of
+      positive reviews fails). Phrases match equivalent forms: 24-hour times, prices with or without
+      ``$``, ``.00`` or thousands commas.
+    - ``no_side_effects``: nothing the task did not ask for was left done: every cart is empty at the
+      end, no navigation was started and no place saved (``values`` narrows the events watched).
     - ``cart``: the ``store`` cart holds at least ``min`` of the products ``values`` (and nothing else
       when ``only``).
     - ``any`` / ``all``: one / every check of ``checks`` passes (route-independent rubric items:
@@ -126,6 +135,7 @@ class Check(BaseModel):
         "route",
         "note",
         "cart",
+        "no_side_effects",
         "any",
         "all",
     ]
@@ -144,6 +154,7 @@ class Check(BaseModel):
     exclude: list[str] = Field(default_factory=list)
     store: str = ""
     facts: list[Fact] = Field(default_factory=list)
+    sentiment: list[Literal["positive", "negative", "mixed"]] = Field(default_factory=list)
     only: bool = False
     checks: list[Check] = Field(default_factory=list)
     negate: bool = False
@@ -217,13 +228,26 @@ class Check(BaseModel):
         needed = len(self.groups) if self.min_groups is None else self.min_groups
         if sum(1 for group in self.groups if any(contains(text, p) for p in group)) < needed:
             return False
-        if not all(fact.stated_in(raw) for fact in self.facts):
+        items = [item for fact in self.facts for item in fact.item]
+        if not all(fact.stated_in(raw, items) for fact in self.facts):
             return False
-        return not any(
-            contains(sentence, x) and not negated(sentence)
-            for sentence in sentences(raw)
-            for x in self.exclude
-        )
+        if self.sentiment:
+            stated = verdicts(raw)
+            if not stated or not stated <= set(self.sentiment):
+                return False
+        return all(all(spoken_against(raw, x)) for x in self.exclude)
+
+    def _check_no_side_effects(self, state: PhoneState) -> bool:
+        watched = set(self.values or SIDE_EFFECTS)
+        if "add_to_cart" in watched and any(state.carts.values()):
+            return False
+        saves: dict[str, int] = {}
+        for event in state.events:
+            if event.kind == "save_place" and "save_place" in watched:
+                saves[event.value] = saves.get(event.value, 0) + 1  # the button toggles
+            elif event.kind == "start_navigation" and event.kind in watched:
+                return False
+        return all(count % 2 == 0 for count in saves.values())
 
     def _check_cart(self, state: PhoneState) -> bool:
         held = {item.product_id for item in state.carts.get(self.store, [])}

@@ -89,9 +89,17 @@ def test_notes_consolidation_corpus(case: Case) -> None:
     assert sorted(repaired.restored) == sorted(expected)
     assert not find_losses(before, repaired.notes, reply.dropped), "every fact of the old notes is kept"
     assert len(repaired.notes) < len(before)
-    kept_lines = [line for line in reply.notes.splitlines() if line.strip()]
+    reply_lines = reply.notes.splitlines()
+    carried = {reply_lines[i] for i in lost.moved_at}
+    for line in reply_lines:  # the repair never drops a line the model kept
+        assert line in carried or line in repaired.notes.splitlines(), line
+    kept_lines = [line for line in reply_lines if line.strip()]
     added = [line for line in repaired.notes.splitlines() if line not in kept_lines]
-    for line in added:  # only old lines holding a lost fact come back, each once
+    struck = [line for line in added if line.strip() not in before]
+    assert len(struck) <= len(carried), "a line that moved a value stays, without the value"
+    for line in added:  # otherwise only old lines holding a lost fact come back, each once
+        if line in struck:
+            continue
         assert line.strip() in before and any(t in line for t in expected), line
         assert repaired.notes.splitlines().count(line) == 1
 
@@ -159,3 +167,34 @@ def test_notes_sign_off_paragraphs_are_removed_but_facts_are_not() -> None:
     assert strip_sign_off("- A: $5\n\nNote: B costs $7") == "- A: $5\n\nNote: B costs $7"
     assert normalise("Gangnam BBQ-House") == " gangnam bbq house "
     assert re.fullmatch(r"[\w ]+", normalise("a—b"))
+
+
+def test_a_retry_names_only_what_is_really_missing_and_says_what_moved() -> None:
+    case = next(c for c in CORPUS if c.id == "hotel-headings-drops-backup-distance")
+    reply = parse_consolidated(case.reply, case.notes)
+    with pytest.raises(ReplyProblem) as refused:
+        keep_facts(reply, case.notes, last_try=False)
+    quoted = re.findall(r'"([^"]+)"', refused.value.message)
+    assert sorted(quoted) == ["1,022 reviews", "1.8 mi"], "facts the notes state under their item are kept"
+    repaired = keep_facts(reply, case.notes, last_try=True)
+    for line in (
+        "- Maps: 4.5 stars, 733 reviews, 1401 W Green St, Urbana - on Green Street, 1.2 mi "
+        "(confirmed on Maps)",
+        "BACKUP: Hilton Garden Inn Champaign",
+    ):
+        assert line in repaired.notes.splitlines(), "the repair keeps the model's confirmation and backup"
+    before = "Amazon DZ201: $159.99\nWalmart DZ201: $144.00"
+    swapped = find_losses(before, "Amazon DZ201: $144.00\nWalmart DZ201: $159.99")
+    assert not swapped.missing and "under another item" in swapped.problem()
+    assert "copy each one" not in swapped.problem(), "a value that is there is not asked for again"
+
+
+def test_a_repair_strikes_a_moved_value_but_keeps_what_else_the_line_says() -> None:
+    before = "Amazon DZ201: $159.99\nWalmart DZ201: $144.00"
+    new = "Amazon DZ201: $144.00, ships free tomorrow\nWalmart DZ201: $159.99"
+    repaired = repair(before, new, find_losses(before, new))
+    assert repaired.splitlines() == [
+        "Amazon DZ201: ships free tomorrow",
+        "Amazon DZ201: $159.99",
+        "Walmart DZ201: $144.00",
+    ]

@@ -17,8 +17,8 @@ import pytest
 from mae.device.virtual import VirtualPhone
 from mae.device.virtual.apps.paging import END_TEXTS
 from mae.device.virtual.content import read_json
-from mae.device.virtual.state import Event, Note, PhoneState
-from mae.eval.note_text import clauses, contains, negated, normalise, sentences
+from mae.device.virtual.state import CartItem, Event, Note, PhoneState
+from mae.eval.note_text import contains, negated, normalise, owners, sentences, spoken_against, verdicts
 from mae.eval.reference import compile_plan
 from mae.eval.virtual_suite import Check, Fact, final_note, load_task_suite
 
@@ -79,14 +79,52 @@ def test_note_reader_accepts_what_a_person_accepts() -> None:
     assert not contains(normalise("112.98"), "12.98")
     assert contains(normalise("(217) 555-0187"), "555-0187")
     assert sentences("A. B; c\nd") == ["a", "b", "c", "d"]
-    assert clauses("Ribeye $12.98, toilet paper $21.97 and oranges") == [
-        "ribeye 12.98",
-        "toilet paper 21.97",
-        "oranges",
-    ]
+    items = ["ribeye", "toilet paper"]
+    assert owners("Ribeye $12.98, toilet paper $21.97 and oranges", items, "21.97") == {"toilet paper"}
+    assert owners("12.98 dollars - ribeye; 21.97 dollars - toilet paper", items, "21.97") == {"toilet paper"}
     assert negated("oranges are not on sale")
     assert negated("skipped sea harvest and nobu")
     assert not negated("ribeye is on sale")
+    assert negated("bangkok orchid was rejected because its menu is vegetarian")
+
+
+# the line a real model wrote for h_walmart_sale_items_note, copying the product's own name (issue 38)
+REAL_RIBEYE_LINE = "Beef Choice Angus Ribeye Steak, per pound - $12.98"
+
+
+def test_a_value_belongs_to_its_item_across_a_comma_in_the_items_name() -> None:
+    items = ["ribeye", "toilet paper", "charmin"]
+    assert owners(REAL_RIBEYE_LINE, items, "12.98") == {"ribeye"}
+    headings = "## Ribeye steak\n- Beef Choice Angus, per pound\n- Now $12.98\n## Toilet paper\n- Now $21.97"
+    assert owners(headings, items, "12.98") == {"ribeye"}
+    assert owners(headings, items, "21.97") == {"toilet paper"}
+    table = "| Item | Price |\n|---|---|\n| Charmin Ultra Soft Toilet Paper, 18 Mega Rolls | $21.97 |"
+    assert owners(table, items, "21.97") == {"toilet paper"}
+
+
+def test_a_mention_is_spoken_against_by_its_sentence_the_next_one_or_its_heading() -> None:
+    assert spoken_against("Bangkok Orchid (4.8). Rejected: vegetarian menu.", "bangkok") == [True]
+    assert spoken_against("Ruled out:\n- Bangkok Orchid, 4.8 stars\n\nChosen: Lemongrass", "bangkok") == [
+        True
+    ]
+    assert spoken_against("Ruled out:\n- Prairie Motel\n\nBangkok Orchid 4.8", "bangkok") == [False]
+    assert spoken_against("Also great: Bangkok Orchid (4.8).", "bangkok") == [False]
+    assert spoken_against("Bangkok Orchid (4.8):\n- vegetarian menu, no duck\n\nLemongrass:", "bangkok") == [
+        True
+    ]
+    assert spoken_against(
+        "Bangkok Orchid (4.8):\n- vegetarian menu\nLemongrass:\n- no parking", "bangkok"
+    ) == [False]
+
+
+def test_the_overall_sentiment_is_read_from_the_verdict_or_the_words() -> None:
+    assert verdicts("General sentiment: mostly negative. 'Good headphones but expensive.'") == {"negative"}
+    assert verdicts("Overall sentiment: Positive (4.5 stars)\nCons: expensive") == {"positive"}
+    assert verdicts("Reviews are mixed.") == {"mixed"}
+    assert verdicts("Reviewers love the comfort.") == {"positive"}
+    assert verdicts("Reviewers love the comfort; some complain about the price.") == {"mixed"}
+    assert verdicts("The sound is not great.") == {"negative"}
+    assert verdicts("Released recently, rated R.") == set()
 
 
 def test_note_check_ties_facts_to_items_and_reads_negations() -> None:
@@ -96,6 +134,12 @@ def test_note_check_ties_facts_to_items_and_reads_negations() -> None:
         exclude=["orange"],
     )
     assert check.passed(_state("Ribeye $12.98; toilet paper $21.97. Oranges aren't on sale."))
+    assert check.passed(
+        _state(f"{REAL_RIBEYE_LINE}\nCharmin Ultra Soft Toilet Paper, 18 Mega Rolls - $21.97")
+    )
+    assert check.passed(
+        _state("Ribeye $12.98\nToilet paper $21.97\nFresh oranges were rejected: regular price.")
+    )
     assert not check.passed(_state("Ribeye $21.97; toilet paper $12.98"))
     assert not check.passed(_state("Ribeye $12.98; toilet paper $21.97; oranges $5.47"))
     assert not check.passed(_state())  # no note at all
@@ -134,6 +178,27 @@ def test_any_all_negate_and_only_checks() -> None:
     assert Check(kind="event", app="Maps", event="view_place", values=["golden-loaf"], negate=True).passed(
         state
     )
+
+
+def test_side_effects_the_task_did_not_ask_for_fail() -> None:
+    check = Check(kind="no_side_effects")
+    assert check.passed(_state())
+    carted = _state().model_copy(
+        update={"carts": {"walmart": [CartItem(product_id="joycon-gray", title="x", price=1)]}}
+    )
+    assert not check.passed(carted)
+    emptied = _state().model_copy(update={"carts": {"walmart": []}})
+    assert check.passed(emptied)
+
+    def maps(*kinds: str) -> PhoneState:
+        return _state(
+            events=[Event(step=i, app="Maps", kind=k, value="gangnam-bbq") for i, k in enumerate(kinds)]
+        )
+
+    assert not check.passed(maps("start_navigation"))
+    assert not check.passed(maps("save_place"))
+    assert check.passed(maps("save_place", "save_place")), "saved, then unsaved"
+    assert Check(kind="no_side_effects", values=["add_to_cart"]).passed(maps("start_navigation"))
 
 
 def test_films_in_theaters_were_released_before_the_phones_date() -> None:
