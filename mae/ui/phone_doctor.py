@@ -26,6 +26,11 @@ PHONE_DOCTOR_HINT = (
 )
 
 
+def is_adb_phone(name: str | None) -> bool:
+    """Whether the Phone picker's ``name`` is a phone on ADB (the only kind the check applies to)."""
+    return bool(name) and name != VIRTUAL and not str(name).startswith(f"{VIRTUAL}-")
+
+
 def check_phone(pool: DevicePool, name: str | None) -> str:
     """The doctor's report on the phone ``name``, or one sentence saying why it could not run."""
     if not name or name == VIRTUAL:
@@ -50,9 +55,11 @@ class PhoneDoctorPanel:
     report: gr.Textbox
 
     @classmethod
-    def build(cls) -> PhoneDoctorPanel:
-        """Create the components where the caller's layout is (under the Phone picker)."""
-        button = gr.Button("Check this phone", size="sm", elem_id="mae-phone-doctor")
+    def build(cls, device_name: str | None = None) -> PhoneDoctorPanel:
+        """Create the components where the caller's layout is (under the Phone picker); they show only
+        while an ADB phone is picked (``device_name``: the picker's first value)."""
+        shown = is_adb_phone(device_name)
+        button = gr.Button("Check this phone", size="sm", elem_id="mae-phone-doctor", visible=shown)
         report = gr.Textbox(
             value=PHONE_DOCTOR_HINT,
             show_label=False,
@@ -60,13 +67,19 @@ class PhoneDoctorPanel:
             lines=2,
             max_lines=16,
             elem_id="mae-phone-doctor-report",
+            visible=shown,
         )
         return cls(button, report)
 
     def wire(self, device: Any, pool: DevicePool) -> None:
-        """Check the phone the ``device`` picker names on click."""
+        """Check the phone the ``device`` picker names on click; show the panel only for ADB phones."""
 
         def check(name: str | None) -> str:
             return check_phone(pool, name)
 
+        def follow(name: str | None) -> tuple[Any, Any]:
+            shown = is_adb_phone(name)
+            return gr.update(visible=shown), gr.update(visible=shown, value=PHONE_DOCTOR_HINT)
+
         self.button.click(check, [device], [self.report], show_progress="full")
+        device.change(follow, [device], [self.button, self.report], show_progress="hidden")

@@ -120,7 +120,7 @@ def build_run_form(settings: Settings, *, public: bool) -> RunFormFields:
         refresh_devices = gr.Button(
             "⟳", size="sm", elem_id="mae-refresh-devices", scale=0, min_width=40, visible=not public
         )
-    phone_doctor = None if public else PhoneDoctorPanel.build()  # taps the phone: private only
+    phone_doctor = None if public else PhoneDoctorPanel.build(device.value)  # taps the phone: private only
     fresh = gr.Checkbox(value=True, label=fresh_label(settings.device), elem_id="mae-fresh-start")
     backbone = gr.Dropdown(
         backbone_choices(), value=settings.backbone, label="Backbone", elem_id="mae-backbone"

@@ -617,6 +617,17 @@ def test_an_executed_step_counts_even_when_the_notetaker_reply_is_unusable(
     shot(page, "unusable-notetaker")
 
 
+def test_the_phone_check_is_hidden_while_the_virtual_phone_is_picked(
+    page: object, demo_server: DemoServer
+) -> None:
+    from playwright.sync_api import expect
+
+    expect(page.locator("#mae-phone-doctor")).to_be_hidden()  # type: ignore[attr-defined]
+    expect(page.locator("#mae-phone-doctor-report")).to_be_hidden()  # type: ignore[attr-defined]
+    expect(page.locator("#mae-doctor")).to_be_visible()  # type: ignore[attr-defined]
+    shot(page, "no-phone-check-on-virtual")
+
+
 def test_parallel_notetaker_checkbox_runs_a_task(page: object, demo_server: DemoServer) -> None:
     from playwright.sync_api import expect
 

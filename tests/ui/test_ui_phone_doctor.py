@@ -16,7 +16,7 @@ from mae.device.adb import AdbDevice
 from mae.device.lock import DeviceLock
 from mae.device.virtual import VirtualPhone
 from mae.ui.devices import DevicePool
-from mae.ui.phone_doctor import check_phone
+from mae.ui.phone_doctor import check_phone, is_adb_phone
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "device"))
 from doctor_phones import CORPUS_ADB, PhoneScript, corpus_text, fake_adb_for
@@ -47,7 +47,7 @@ def test_private_demo_has_the_button_and_its_handler(tmp_path: Path, monkeypatch
     monkeypatch.delenv("SPACE_ID", raising=False)
     ids, handlers = _parts(tmp_path)
     assert ids == {"mae-phone-doctor", "mae-phone-doctor-report"}
-    assert len(handlers) == 1
+    assert len(handlers) == 2  # the check, and showing the panel only for ADB phones
 
 
 def test_public_demo_neither_shows_nor_registers_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,3 +88,8 @@ def test_a_phone_in_a_run_is_not_checked(motorola: PhoneScript) -> None:
         message = check_phone(pool, "FAKE123")
     assert message == "A run is operating this phone: press Stop or wait for it to end, then check the phone."
     assert not any(line.startswith("input ") for line in motorola.log)
+
+
+def test_the_panel_shows_only_for_phones_on_adb() -> None:
+    assert not is_adb_phone(VIRTUAL) and not is_adb_phone(f"{VIRTUAL}-2") and not is_adb_phone(None)
+    assert is_adb_phone("emulator-5554") and is_adb_phone("192.168.1.20:5555")
