@@ -19,7 +19,11 @@ from mae.errors import ConfigError, DeviceError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``device`` subcommand and its ``list``, ``screenshot`` and ``do`` actions."""
-    parser = subparsers.add_parser("device", help="list, screenshot and operate phones (ADB or virtual)")
+    parser = subparsers.add_parser(
+        "device",
+        help="list, screenshot and operate phones (ADB or virtual)",
+        description=f"List, screenshot and operate phones. With the virtual phone, {FRESH_VIRTUAL}.",
+    )
 
     def show_help(_args: argparse.Namespace) -> int:
         parser.print_help()
@@ -96,9 +100,16 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+FRESH_VIRTUAL = (
+    "each command starts a fresh virtual phone on its home screen, so nothing carries over to the next "
+    "command; use `python -m mae run` or the MCP tools to keep one phone across actions"
+)
+
+
 def _open(args: argparse.Namespace) -> Device:
     device = open_device(args.device)
-    print(f"device: {device.name}", file=sys.stderr)
+    fresh = f" ({FRESH_VIRTUAL})" if device.name == VIRTUAL else ""
+    print(f"device: {device.name}{fresh}", file=sys.stderr)
     return device
 
 
