@@ -144,7 +144,7 @@ def test_an_unexpected_failure_ends_the_job_with_a_sentence(
 
     monkeypatch.setattr(job, "_run", broken)
     job.start()
-    job._thread.join(10)
+    job._thread.join(60)
     assert isinstance(job.ended, Ended) and job.ended.result is None
     error = job.ended.error or ""
     assert "unexpected problem" in error and "stderr" in error

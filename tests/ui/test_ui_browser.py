@@ -423,7 +423,7 @@ def test_overlay_boxes_belong_to_the_screen_they_are_drawn_on(page: object, demo
         expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
     assert phone.current_app is not None and phone.current_app.label == "Notes"
     notes = [(e.kind, e.box) for e in phone.ground_truth()]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while True:
         image = shown_phone(page)
         if box_hits(image, notes, scale) > 0.9 or time.monotonic() > deadline:
@@ -464,7 +464,7 @@ def test_a_reload_reattaches_to_the_run_and_it_finishes(
         expect(page.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)
         page.reload()  # type: ignore[attr-defined]
         timeline = page.locator("#mae-timeline")
-        expect(timeline).to_contain_text('Open_App("Notes")', timeout=30_000)  # the timeline so far
+        expect(timeline).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)  # the timeline so far
         expect(page.locator("#mae-stop")).to_be_enabled()
         # the settings typed before the reload are back; the key typed before it is not
         expect(page.locator("#mae-base-url input, #mae-base-url textarea")).to_have_value(server.base_url)
@@ -473,7 +473,7 @@ def test_a_reload_reattaches_to_the_run_and_it_finishes(
         second = browser.new_context(viewport={"width": 1280, "height": 720})  # type: ignore[attr-defined]
         other = second.new_page()
         other.goto(demo_server.url)
-        expect(other.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=30_000)
+        expect(other.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)
         other.screenshot(path=str(ARTIFACTS / "second-tab-1280x720.png"))
         second.close()  # closing a tab does not stop the run
         expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)

@@ -74,7 +74,7 @@ def browser() -> Iterator[Any]:
 def test_a_second_tab_is_told_the_phone_is_busy_and_can_watch(browser: Any, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=TIMEOUT_MS)
     with FakeModelServer() as server:
         two_step_script(delay_s=6.0).load(server)
         demo, url = serve(tmp_path, public=False, model_url=server.base_url)
@@ -105,7 +105,7 @@ def test_a_public_demo_queues_the_second_visitor_and_shows_the_position(
 ) -> None:
     from playwright.sync_api import expect
 
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=TIMEOUT_MS)
     with FakeModelServer() as server:
         monkeypatch.setenv("MAE_PUBLIC", "1")
         monkeypatch.setenv("MAE_MAX_RUNS", "1")
