@@ -1,4 +1,4 @@
-"""``python -m mae device {list,screenshot,do}``: see and operate a phone from the command line."""
+"""``python -m mae device {list,screenshot,do,shell}``: see and operate a phone from the command line."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from pathlib import Path
 from PIL import Image
 
 from mae.actions.reading import parse_action_text
-from mae.actions.registry import INITIAL_SHORTCUTS, resolve_call, run_steps
+from mae.actions.registry import INITIAL_SHORTCUTS, ActionCall, resolve_call, run_steps
 from mae.device import VIRTUAL, open_device
 from mae.device.base import Device
-from mae.errors import ConfigError, DeviceError
+from mae.errors import ConfigError, DeviceError, MaeError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``device`` subcommand and its ``list``, ``screenshot`` and ``do`` actions."""
+    """Add the ``device`` subcommand and its ``list``, ``screenshot``, ``do`` and ``shell`` actions."""
     parser = subparsers.add_parser(
         "device",
         help="list, screenshot and operate phones (ADB or virtual)",
@@ -46,7 +46,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     do.add_argument("--screenshot", type=Path, help="also save the settled screen afterwards to this file")
     do.set_defaults(func=cmd_do)
 
-    for sub in (listing, shot, do):
+    shell = actions.add_parser(
+        "shell", help="keep one phone open and run operations typed one per line (screenshot FILE, quit)"
+    )
+    _add_device_option(shell)
+    shell.set_defaults(func=cmd_shell)
+
+    for sub in (listing, shot, do, shell):
         sub.add_argument("-v", "--verbose", action="store_true", help="print every adb command issued")
 
 
@@ -102,13 +108,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 FRESH_VIRTUAL = (
     "each command starts a fresh virtual phone on its home screen, so nothing carries over to the next "
-    "command; use `python -m mae run` or the MCP tools to keep one phone across actions"
+    "command; `python -m mae device shell` keeps one phone for many operations"
+)
+SHELL_HELP = (
+    "type one operation per line, as the Operator writes it (Open_App(Notes), Tap(540, 1200), Back(), "
+    "...), or: screenshot FILE, help, quit"
 )
 
 
-def _open(args: argparse.Namespace) -> Device:
+def _open(args: argparse.Namespace, fresh_note: bool = True) -> Device:
     device = open_device(args.device)
-    fresh = f" ({FRESH_VIRTUAL})" if device.name == VIRTUAL else ""
+    fresh = f" ({FRESH_VIRTUAL})" if fresh_note and device.name == VIRTUAL else ""
     print(f"device: {device.name}{fresh}", file=sys.stderr)
     return device
 
@@ -153,17 +163,72 @@ def cmd_do(args: argparse.Namespace) -> int:
     call = parse_action_text(args.action)
     device = _open(args)
     try:
-        steps = resolve_call(call, INITIAL_SHORTCUTS, screen=device.screen_size())
-        started = time.monotonic()
-        run_steps(device, steps)
-        elapsed = time.monotonic() - started
-        settle = getattr(device, "last_settle_s", None)
-        settled = f", settled in {settle:.2f} s" if isinstance(settle, float) else ""
-        print(f"done: {'; '.join(str(s) for s in steps)} ({elapsed:.2f} s{settled})")
+        _run_action(device, call)
         if args.screenshot:
-            args.screenshot.parent.mkdir(parents=True, exist_ok=True)
-            device.screenshot().save(args.screenshot)
-            print(f"saved {args.screenshot}")
+            _save_screen(device, args.screenshot)
     finally:
         device.close()
     return 0
+
+
+def _run_action(device: Device, call: ActionCall) -> None:
+    steps = resolve_call(call, INITIAL_SHORTCUTS, screen=device.screen_size())
+    started = time.monotonic()
+    run_steps(device, steps)
+    elapsed = time.monotonic() - started
+    settle = getattr(device, "last_settle_s", None)
+    settled = f", settled in {settle:.2f} s" if isinstance(settle, float) else ""
+    print(f"done: {'; '.join(str(s) for s in steps)} ({elapsed:.2f} s{settled})", flush=True)
+
+
+def _save_screen(device: Device, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    device.screenshot().save(path)
+    print(f"saved {path}", flush=True)
+
+
+def cmd_shell(args: argparse.Namespace) -> int:
+    """Keep one device open and run what is typed, line by line, until ``quit`` or the end of input; a
+    line that fails says why and the shell goes on. Exit status 1 when lines read from a file or a pipe
+    failed."""
+    _verbose(args)
+    device = _open(args, fresh_note=False)
+    interactive = sys.stdin.isatty()
+    print(f"{device.name} is open until quit: {SHELL_HELP}", file=sys.stderr)
+    failed = 0
+    try:
+        while True:
+            if interactive:
+                print("mae> ", end="", file=sys.stderr, flush=True)
+            line = sys.stdin.readline()
+            outcome = _shell_line(device, line.strip()) if line else None
+            if outcome is None:
+                return 1 if failed and not interactive else 0
+            failed += not outcome
+    finally:
+        device.close()
+
+
+def _shell_line(device: Device, line: str) -> bool | None:
+    """Run one line of ``device shell``: whether it worked, None when it asks to leave."""
+    word = line.split(maxsplit=1)[0].lower() if line else ""
+    if word in ("quit", "exit"):
+        return None
+    try:
+        if not line or line.startswith("#"):
+            pass
+        elif word == "help":
+            print(SHELL_HELP, flush=True)
+        elif word == "screenshot":
+            target = line.split(maxsplit=1)[1:]
+            if not target:
+                raise ConfigError("say where to save it: screenshot FILE.png")
+            path = Path(target[0])
+            _check_image_path(path)
+            _save_screen(device, path)
+        else:
+            _run_action(device, parse_action_text(line))
+    except MaeError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return False
+    return True
