@@ -121,6 +121,7 @@ def test_a_port_in_use_is_refused_before_the_page_is_built(monkeypatch: pytest.M
 
     monkeypatch.setattr(app, "build_demo", never)
     monkeypatch.delenv("SPACE_ID", raising=False)
+    monkeypatch.setattr("mae.public_mode._server", None)  # app.main records its server: forgotten after
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
