@@ -34,7 +34,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("mae.cli.run_cmd", "carry out a task on a phone (real or virtual)"),
 }
 """Subcommand -> (its module, the one-line help the top-level ``--help`` lists)."""
-SUBCOMMAND_MODULES: tuple[str, ...] = tuple(module for module, _help in COMMANDS.values())
 
 
 def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
