@@ -8,7 +8,10 @@ Thin on purpose: this file reads the command line and starts the server; the pag
 
 from __future__ import annotations
 
-import socket
+from mae.ui.preflight import port_free, port_in_use, refuse_a_taken_port
+
+if __name__ == "__main__":  # a wrong flag or a taken port is said before the imports below (seconds)
+    refuse_a_taken_port()
 
 from mae.config import load_settings
 from mae.errors import MaeError
@@ -66,30 +69,6 @@ def running_line(host: str, port: int, share: bool) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     tail = "" if share else "; add --share for a temporary public link"
     return f"mae demo: http://{shown}:{port} (Ctrl-C stops it{tail})"
-
-
-def port_free(host: str, port: int) -> bool:
-    """Whether the demo's server could bind ``host:port`` now (checked the way the server binds)."""
-    try:
-        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror:
-        return True  # an unknown host is the server's to report
-    family, kind, proto, _name, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError:
-            return False
-    return True
-
-
-def port_in_use(host: str, port: int) -> str:
-    """The one line shown when the port is taken."""
-    return (
-        f"error: port {port} on {host} is already in use (another demo running?): start with "
-        f"`python app.py --port {port + 1}` or another free port."
-    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``python -m mae``: the command line."""
+"""``python -m mae`` (and the ``mae`` console script, ``mae.cli:main``): the command line."""
 
 from mae.cli import main
 

@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 
-# Debian's chromium drives the Gradio page in the browser tests (Playwright's own download does not
-# work offline). Installed once; needs root or sudo.
+# Debian's chromium (/usr/bin/chromium, passed to Playwright as executable_path) drives the Gradio page
+# in the browser tests; Playwright's own download is never used (it does not work offline). Installed
+# once; needs root or sudo.
 if ! command -v chromium >/dev/null 2>&1; then
   echo "== installing Debian's chromium for the browser tests"
   if [ "$(id -u)" = 0 ]; then

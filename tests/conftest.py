@@ -86,6 +86,16 @@ def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _key_place_of_the_demo() -> Iterator[None]:
+    """A test that ran the CLI or the MCP server (which name where a missing key goes for them) leaves
+    the process's default, the demo's, to the next test."""
+    from mae.llm.keys import set_key_place
+
+    yield
+    set_key_place("demo")
+
+
+@pytest.fixture(autouse=True)
 def _private_memory_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Point the long-term memory at a fresh temporary folder, never the user's real one."""
     monkeypatch.setenv("MAE_MEMORY_DIR", str(tmp_path_factory.getbasetemp() / "memory" / uuid.uuid4().hex))

@@ -1,4 +1,4 @@
-"""``python -m mae device {list,screenshot,do,doctor}``: see, operate and check a phone from a terminal."""
+"""``python -m mae device {list,screenshot,do,shell,doctor}``: see, operate and check a phone."""
 
 from __future__ import annotations
 
@@ -11,15 +11,19 @@ from pathlib import Path
 from PIL import Image
 
 from mae.actions.reading import parse_action_text
-from mae.actions.registry import INITIAL_SHORTCUTS, resolve_call, run_steps
+from mae.actions.registry import INITIAL_SHORTCUTS, ActionCall, resolve_call, run_steps
 from mae.device import VIRTUAL, open_device
 from mae.device.base import Device
-from mae.errors import ConfigError, DeviceError
+from mae.errors import ConfigError, DeviceError, MaeError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``device`` subcommand and its ``list``, ``screenshot`` and ``do`` actions."""
-    parser = subparsers.add_parser("device", help="list, screenshot and operate phones (ADB or virtual)")
+    """Add the ``device`` subcommand and its ``list``, ``screenshot``, ``do`` and ``shell`` actions."""
+    parser = subparsers.add_parser(
+        "device",
+        help="list, screenshot and operate phones (ADB or virtual)",
+        description=f"List, screenshot and operate phones. With the virtual phone, {FRESH_VIRTUAL}.",
+    )
 
     def show_help(_args: argparse.Namespace) -> int:
         parser.print_help()
@@ -42,6 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     do.add_argument("--screenshot", type=Path, help="also save the settled screen afterwards to this file")
     do.set_defaults(func=cmd_do)
 
+    shell = actions.add_parser(
+        "shell", help="keep one phone open and run operations typed one per line (screenshot FILE, quit)"
+    )
+    _add_device_option(shell)
+    shell.set_defaults(func=cmd_shell)
+
     doctor = actions.add_parser(
         "doctor",
         help="check an attached phone: versions, screen, screenshots, uiautomator, keyboard, typing, taps",
@@ -56,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     doctor.set_defaults(func=cmd_doctor)
 
-    for sub in (listing, shot, do, doctor):
+    for sub in (listing, shot, do, shell, doctor):
         sub.add_argument("-v", "--verbose", action="store_true", help="print every adb command issued")
 
 
@@ -110,9 +120,20 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open(args: argparse.Namespace) -> Device:
+FRESH_VIRTUAL = (
+    "each command starts a fresh virtual phone on its home screen, so nothing carries over to the next "
+    "command; `python -m mae device shell` keeps one phone for many operations"
+)
+SHELL_HELP = (
+    "type one operation per line, as the Operator writes it (Open_App(Notes), Tap(540, 1200), Back(), "
+    "...), or: screenshot FILE, help, quit"
+)
+
+
+def _open(args: argparse.Namespace, fresh_note: bool = True) -> Device:
     device = open_device(args.device)
-    print(f"device: {device.name}", file=sys.stderr)
+    fresh = f" ({FRESH_VIRTUAL})" if fresh_note and device.name == VIRTUAL else ""
+    print(f"device: {device.name}{fresh}", file=sys.stderr)
     return device
 
 
@@ -156,17 +177,9 @@ def cmd_do(args: argparse.Namespace) -> int:
     call = parse_action_text(args.action)
     device = _open(args)
     try:
-        steps = resolve_call(call, INITIAL_SHORTCUTS, screen=device.screen_size())
-        started = time.monotonic()
-        run_steps(device, steps)
-        elapsed = time.monotonic() - started
-        settle = getattr(device, "last_settle_s", None)
-        settled = f", settled in {settle:.2f} s" if isinstance(settle, float) else ""
-        print(f"done: {'; '.join(str(s) for s in steps)} ({elapsed:.2f} s{settled})")
+        _run_action(device, call)
         if args.screenshot:
-            args.screenshot.parent.mkdir(parents=True, exist_ok=True)
-            device.screenshot().save(args.screenshot)
-            print(f"saved {args.screenshot}")
+            _save_screen(device, args.screenshot)
     finally:
         device.close()
     return 0
@@ -190,3 +203,66 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     else:
         print(report.text())
     return 1 if report.verdict == "not usable" else 0
+
+
+def _run_action(device: Device, call: ActionCall) -> None:
+    steps = resolve_call(call, INITIAL_SHORTCUTS, screen=device.screen_size())
+    started = time.monotonic()
+    run_steps(device, steps)
+    elapsed = time.monotonic() - started
+    settle = getattr(device, "last_settle_s", None)
+    settled = f", settled in {settle:.2f} s" if isinstance(settle, float) else ""
+    print(f"done: {'; '.join(str(s) for s in steps)} ({elapsed:.2f} s{settled})", flush=True)
+
+
+def _save_screen(device: Device, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    device.screenshot().save(path)
+    print(f"saved {path}", flush=True)
+
+
+def cmd_shell(args: argparse.Namespace) -> int:
+    """Keep one device open and run what is typed, line by line, until ``quit`` or the end of input; a
+    line that fails says why and the shell goes on. Exit status 1 when lines read from a file or a pipe
+    failed."""
+    _verbose(args)
+    device = _open(args, fresh_note=False)
+    interactive = sys.stdin.isatty()
+    print(f"{device.name} is open until quit: {SHELL_HELP}", file=sys.stderr)
+    failed = 0
+    try:
+        while True:
+            if interactive:
+                print("mae> ", end="", file=sys.stderr, flush=True)
+            line = sys.stdin.readline()
+            outcome = _shell_line(device, line.strip()) if line else None
+            if outcome is None:
+                return 1 if failed and not interactive else 0
+            failed += not outcome
+    finally:
+        device.close()
+
+
+def _shell_line(device: Device, line: str) -> bool | None:
+    """Run one line of ``device shell``: whether it worked, None when it asks to leave."""
+    word = line.split(maxsplit=1)[0].lower() if line else ""
+    if word in ("quit", "exit"):
+        return None
+    try:
+        if not line or line.startswith("#"):
+            pass
+        elif word == "help":
+            print(SHELL_HELP, flush=True)
+        elif word == "screenshot":
+            target = line.split(maxsplit=1)[1:]
+            if not target:
+                raise ConfigError("say where to save it: screenshot FILE.png")
+            path = Path(target[0])
+            _check_image_path(path)
+            _save_screen(device, path)
+        else:
+            _run_action(device, parse_action_text(line))
+    except MaeError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return False
+    return True

@@ -228,7 +228,18 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_rollback(args: argparse.Namespace) -> int:
     """Restore a version as a new version."""
     store = _store(_settings(args))
-    _report(store.rollback(args.version, author="user (memory rollback)"))
+    current = store.load().version
+    if args.version == current:
+        print(f"version {current} is the current memory already: there is nothing to roll back")
+        return 0
+    result = store.rollback(args.version, author="user (memory rollback)")
+    if result.version is None:
+        print(
+            f"version {args.version} holds the same Tips and Shortcuts as the current version {current}: "
+            "nothing changed"
+        )
+        return 0
+    _report(result)
     return 0
 
 

@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 from platformdirs import user_log_dir
 from pydantic import ValidationError
 
+from mae.cli import run_cmd
 from mae.config import load_settings
 from mae.errors import ConfigError
 from mae.llm.coordinates import CONVENTIONS, family_convention
@@ -105,15 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.set_defaults(func=cmd_serve)
 
     check = actions.add_parser("check", help="ask a running server which models it serves")
-    check.add_argument(
-        "--base-url",
-        default=None,
-        help="server base URL ending in /v1 (default: mae's configured one, else the vllm preset)",
-    )
-    check.add_argument("--model", default=None, help="fail unless the server lists this model")
-    check.add_argument(
-        "--api-key-env", default=None, metavar="NAME", help="variable holding the server's key"
-    )
+    run_cmd.add_model_arguments(check, model_help="fail unless the server lists this model")
     check.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help="keep trying this long")
     check.set_defaults(func=cmd_check)
 
@@ -121,13 +114,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "doctor",
         help="measure which coordinate convention the served model answers in, and whether taps land",
     )
-    doctor.add_argument(
-        "--backbone", help="model preset (openai, anthropic, google, dashscope, vllm) or custom"
-    )
-    doctor.add_argument("--base-url", help="OpenAI-compatible base URL (custom backbones, local servers)")
-    doctor.add_argument("--model", help="model name at that endpoint")
-    doctor.add_argument("--api-key-env", metavar="VAR", help="environment variable that holds the API key")
-    doctor.add_argument("--profile", type=Path, help="TOML settings profile")
+    run_cmd.add_model_arguments(doctor)
     doctor.add_argument(
         "--coordinates",
         choices=list(CONVENTIONS),
@@ -301,12 +288,19 @@ def _port_in_use(base_url: str) -> bool:
 
 
 def _default_target(args: argparse.Namespace) -> tuple[str, str | None, str | None, ModelProfile]:
-    """Base URL, expected model and key variable for ``check``: from the flags, else mae's settings when
-    they point at a local server, else the vllm preset; plus the Operator's profile as configured."""
-    profile = load_settings().profile_for("operator")
+    """Base URL, expected model and key variable for ``check``: from the flags, else the backbone named
+    with ``--backbone`` or mae's settings when they point at a local server, else the vllm preset; plus
+    the Operator's profile as configured."""
+    overrides = {
+        "backbone": args.backbone,
+        "base_url": args.base_url,
+        "model": args.model,
+        "api_key_env": args.api_key_env,
+    }
+    profile = load_settings(args.profile, overrides=overrides).profile_for("operator")
     if args.base_url:
         return args.base_url, args.model, args.api_key_env, profile
-    if profile.provider in ("vllm", "custom"):
+    if args.backbone or profile.provider in ("vllm", "custom"):
         key_env = args.api_key_env or profile.api_key_env
         return profile.base_url, args.model or profile.model, key_env, profile
     return PRESETS["vllm"].base_url, args.model, args.api_key_env, profile

@@ -72,6 +72,10 @@ MAX_ASPECT = 20
 def read_screenshot(path: Path) -> Image.Image:
     """An RGB image fit for the Perceptor; ``ConfigError`` for unreadable, tiny, huge or strip images
     (checked from the header, before the pixels are decoded)."""
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder: give the screenshot files in it, e.g. {path / 'screen.png'}")
+    if not path.exists():
+        raise ConfigError(f"there is no file {path}: give the path of a screenshot (PNG or JPEG)")
     try:
         with Image.open(path) as opened:
             width, height = opened.size
@@ -86,7 +90,15 @@ def read_screenshot(path: Path) -> Image.Image:
                     f"on each side and no more than {MAX_ASPECT} times longer than wide"
                 )
             return opened.convert("RGB")
-    except (OSError, UnidentifiedImageError, Image.DecompressionBombError, ValueError) as exc:
+    except UnidentifiedImageError:
+        raise ConfigError(
+            f"cannot read image {path}: it is not a picture; give a PNG or JPEG screenshot"
+        ) from None
+    except PermissionError:
+        raise ConfigError(
+            f"cannot read image {path}: permission denied; give a screenshot you may read"
+        ) from None
+    except (OSError, Image.DecompressionBombError, ValueError) as exc:
         raise ConfigError(f"cannot read image {path}: {exc}") from None
 
 

@@ -38,16 +38,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=cmd_run)
 
 
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Device, backbone and loop options shared by every way of running tasks."""
-    parser.add_argument("--device", help="'virtual' or an ADB serial (default: the only phone attached)")
+def add_model_arguments(
+    parser: argparse.ArgumentParser, model_help: str = "model name at that endpoint"
+) -> None:
+    """The options that name a model, the same for every command that calls or checks one."""
     parser.add_argument(
         "--backbone", help="model preset (openai, anthropic, google, dashscope, vllm) or custom"
     )
     parser.add_argument("--base-url", help="OpenAI-compatible base URL (custom backbones, local servers)")
-    parser.add_argument("--model", help="model name at that endpoint")
+    parser.add_argument("--model", help=model_help)
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable that holds the API key")
     parser.add_argument("--profile", type=Path, help="TOML settings profile")
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Device, backbone and loop options shared by every way of running tasks."""
+    parser.add_argument("--device", help="'virtual' or an ADB serial (default: the only phone attached)")
+    add_model_arguments(parser)
     parser.add_argument(
         "--timeout", type=float, metavar="S", help="total seconds per model call (default 120)"
     )

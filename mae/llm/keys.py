@@ -27,6 +27,13 @@ TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 _state = threading.Lock()
 _server_keys_refused: str | None = None
 """Why server-side keys are off for this process (None = they may be used)."""
+KEY_PLACES = {
+    "demo": ", or enter the key in the demo's settings",
+    "cli": " in the shell that runs mae (export {env}=...)",
+    "mcp": " in the env of mae's entry in the MCP client's configuration, then restart the client",
+}
+"""Where a missing key goes, per surface that asks for it (``set_key_place``)."""
+_key_place = "demo"
 
 
 def redact_url(url: str) -> str:
@@ -77,6 +84,16 @@ def configure_server_keys(*, share: bool, host: str, environ: Mapping[str, str] 
     return refused
 
 
+def set_key_place(surface: str) -> None:
+    """Name the surface this process serves (``demo``, ``cli`` or ``mcp``): a missing key's message says
+    where the key goes there."""
+    global _key_place
+    if surface not in KEY_PLACES:
+        raise ValueError(f"unknown surface {surface!r}")
+    with _state:
+        _key_place = surface
+
+
 def server_keys_refused() -> str | None:
     """Why server-side keys are off in this process, or None."""
     with _state:
@@ -104,10 +121,9 @@ def resolve_key(
     key = (environ.get(env) or "").strip()
     where = f"{profile.provider} ({profile.model})"
     if not key:
-        raise ModelAuthError(
-            f"no API key for {where}: set the environment variable {env}, or enter the key in the "
-            "demo's settings"
-        )
+        with _state:
+            place = KEY_PLACES[_key_place].format(env=env)
+        raise ModelAuthError(f"no API key for {where}: set the environment variable {env}{place}")
     refused = server_keys_refused()
     if refused:
         raise ModelAuthError(

@@ -19,6 +19,7 @@ from PIL import Image
 from mae.config import PerceptionSettings
 from mae.device import VIRTUAL, open_device
 from mae.device.base import Device
+from mae.device.virtual import VirtualPhone
 from mae.errors import ConfigError, DeviceError, MaeError
 from mae.llm.client import ChatClient
 from mae.llm.coordinates import CoordinateMapper
@@ -40,9 +41,24 @@ def is_virtual_name(name: str) -> bool:
 
 
 def _open(name: str) -> Device:
-    if is_virtual_name(name):
+    if name == VIRTUAL:
         return open_device(VIRTUAL)
+    if is_virtual_name(name):
+        return NumberedVirtualPhone(name)
     return open_device(name)
+
+
+class NumberedVirtualPhone(VirtualPhone):
+    """Another built-in virtual phone that answers to its own name (``virtual-2`` ...), so every result
+    and question about it names the phone the caller chose."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
 
 
 def image_space(screen: tuple[int, int], max_side: int) -> ImageSpace:

@@ -10,6 +10,7 @@ import anyio
 
 from mae.config import Settings
 from mae.errors import ConfigError
+from mae.llm.keys import set_key_place
 from mae.mcp.server import MaeTools, ServerOptions, build_server
 
 HOST = "127.0.0.1"
@@ -31,6 +32,7 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the tools until the client goes away (stdio) or Ctrl-C (HTTP)."""
     if args.http:
         check_port(args.port)
+    set_key_place("mcp")
     tools = MaeTools(settings, ServerOptions(assume_yes=bool(args.yes)))
     server = build_server(tools)
     try:

@@ -9,6 +9,7 @@ hold up the others, and a cancelled call stops what it started.
 from __future__ import annotations
 
 import base64
+import inspect
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -55,6 +56,7 @@ from mae.mcp.views import (
 from mae.ui.devices import screen_signature
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 INSTRUCTIONS = (
     "mae operates Android phones (real ones over ADB, or the built-in virtual phone). Call list_devices, "
@@ -353,13 +355,23 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 OPERATES = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True)
 
 
+def described(server: MCPServer, annotations: ToolAnnotations) -> Callable[[F], F]:
+    """``server.tool`` with the function's docstring, dedented, as the description a client reads."""
+
+    def register(function: F) -> F:
+        description = inspect.cleandoc(function.__doc__ or "")
+        return server.tool(annotations=annotations, description=description)(function)
+
+    return register
+
+
 def build_server(tools: MaeTools) -> MaeMCPServer:
     """The MCP server with every mae tool registered."""
     server = MaeMCPServer(
         "mae", title="mae phone agent", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
 
-    @server.tool(annotations=READ_ONLY)
+    @described(server, READ_ONLY)
     async def list_devices() -> CallToolResult:
         """List the phones this server can operate: attached ADB phones and the built-in virtual phone
         (several virtual phones are available as virtual-2 ... virtual-8). Each device runs one task or
@@ -367,7 +379,7 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         listing = await blocking(tools.phones.listing)
         return answer(listing.text(), listing)
 
-    @server.tool(annotations=READ_ONLY)
+    @described(server, READ_ONLY)
     async def screenshot(
         device: DeviceName = "",
         max_side: MaxSide = DEFAULT_MAX_SIDE,
@@ -379,7 +391,7 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         the same `max_side`."""
         return await blocking(lambda: tools.screenshot(device, max_side, image_format))
 
-    @server.tool(annotations=READ_ONLY)
+    @described(server, READ_ONLY)
     async def perceive(device: DeviceName = "", max_side: MaxSide = DEFAULT_MAX_SIDE) -> CallToolResult:
         """List what is on a phone's screen as mae's Operator sees it: texts (OCR), icons and buttons
         with their names and centre coordinates, in the image space of a screenshot with the same
@@ -387,7 +399,7 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         seconds (OCR)."""
         return await blocking(lambda: tools.perceive(device, max_side))
 
-    @server.tool(annotations=OPERATES)
+    @described(server, OPERATES)
     async def act(
         ctx: Context,
         action: Annotated[
@@ -446,7 +458,7 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         result.is_error = view.error is not None
         return result
 
-    @server.tool(annotations=OPERATES)
+    @described(server, OPERATES)
     async def run_task(
         ctx: Context,
         task: Annotated[str, Field(description="what the phone should do, in plain language")],
@@ -515,7 +527,7 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         text = view.text() + "".join(f"\nnote: {note}" for note in view.remarks)
         return answer(text, view)
 
-    @server.tool(annotations=READ_ONLY)
+    @described(server, READ_ONLY)
     async def memory_tips() -> CallToolResult:
         """Read the Tips in mae's long-term memory: short lessons the agent learned from earlier tasks
         (read-only)."""
@@ -523,14 +535,14 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         view = TipsView(version=state.version, tips=state.tips)
         return answer(view.text(), view)
 
-    @server.tool(annotations=READ_ONLY)
+    @described(server, READ_ONLY)
     async def memory_shortcuts() -> CallToolResult:
         """Read the Shortcuts in mae's long-term memory: named sequences of atomic operations with their
         preconditions and how often each worked (read-only)."""
         view = await blocking(tools.shortcuts)
         return answer(view.text(), view)
 
-    @server.tool(annotations=READ_ONLY)
+    @described(server, READ_ONLY)
     async def list_runs(
         limit: Annotated[int, Field(ge=1, le=200, description="most runs listed, newest first")] = 20,
     ) -> CallToolResult:
@@ -539,7 +551,7 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
         view = await blocking(lambda: tools.list_runs(limit))
         return answer(view.text(), view)
 
-    @server.tool(annotations=READ_ONLY)
+    @described(server, READ_ONLY)
     async def get_run(name: Annotated[str, Field(description="a run name from list_runs")]) -> CallToolResult:
         """Get one past run's summary: task, exit reason, plan, progress, notes, every action with its
         outcome, errors, and model-call totals."""

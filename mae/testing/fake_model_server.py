@@ -23,6 +23,8 @@ from typing import Any
 from PIL import Image
 
 ROLE_HEADER = "X-Mae-Role"
+HOLD_CEILING_S = 300.0
+"""The longest a held reply waits for its test (a test that failed before releasing it)."""
 
 
 @dataclass
@@ -36,6 +38,9 @@ class FakeReply:
     headers: dict[str, str] = field(default_factory=dict)
     trickle_s: float = 0.0
     """Seconds between body bytes (a server that keeps a connection alive without finishing)."""
+    hold: threading.Event | None = None
+    """The reply waits until this is set (at most ``HOLD_CEILING_S``): a test keeps a run busy for
+    exactly as long as it needs, whatever the machine's load."""
 
     @classmethod
     def message(cls, message: dict[str, Any], finish_reason: str = "stop") -> FakeReply:
@@ -272,6 +277,8 @@ class FakeModelServer:
                     return
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.hold is not None:
+                    reply.hold.wait(HOLD_CEILING_S)
                 if reply.body is not None or reply.text is None:
                     self._send(reply.status, reply.body or "", reply.headers, reply.trickle_s)
                 else:

@@ -107,7 +107,7 @@ def test_demo_starts_and_answers_the_health_check(tmp_path: Path) -> None:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180
         healthy = False
         while time.monotonic() < deadline and demo.poll() is None:
             if subprocess.run(check, env=env, capture_output=True, timeout=30).returncode == 0:

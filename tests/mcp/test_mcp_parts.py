@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from mae.config import load_settings
 from mae.errors import ActionError, ConfigError, DeviceError
+from mae.llm.keys import set_key_place
 from mae.mcp.jobs import Ended, Progress, RunJob, settings_for_run
 from mae.mcp.phones import Phones, image_space, mapper_for
 from mae.mcp.server import MaeTools, ServerOptions, build_server, friendly_validation, read_action
@@ -80,7 +81,32 @@ def test_unknown_devices_are_named_and_virtual_phones_are_separate() -> None:
         phones.get("virtual-9")
     listing = phones.listing()
     assert [d.name for d in listing.devices] == ["virtual"] and "virtual-2" in listing.note
+    assert (first.name, second.name) == ("virtual", "virtual-2")
     phones.close()
+
+
+def test_every_answer_names_the_phone_the_caller_chose_and_descriptions_are_dedented() -> None:
+    settings = load_settings(None, overrides={"device": "virtual", "perception.icons": "none"})
+    tools = MaeTools(settings, ServerOptions(), lister=lambda: [])
+
+    async def calls() -> tuple[list[str], list[CallToolResult]]:
+        async with Client(build_server(tools)) as client:
+            described = [tool.description or "" for tool in (await client.list_tools()).tools]
+            answers = [
+                await client.call_tool("screenshot", {"device": "virtual-2", "max_side": 200}),
+                await client.call_tool("act", {"device": "virtual-2", "action": "Open_App(Notes)"}),
+                await client.call_tool("act", {"device": "virtual-3", "action": "Home()"}),
+            ]
+            return described, answers
+
+    described, answers = anyio.run(calls)
+    tools.close()
+    assert described and all(text and "\n " not in text for text in described)
+    for result, name in zip(answers, ("virtual-2", "virtual-2", "virtual-3"), strict=True):
+        assert not result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert text.startswith(f"{name}:") or f" on {name} " in text, text
+        assert (result.structured_content or {}).get("device", name) == name
 
 
 def test_progress_lines_per_stage_grow_through_the_run() -> None:
@@ -118,7 +144,7 @@ def test_an_unexpected_failure_ends_the_job_with_a_sentence(
 
     monkeypatch.setattr(job, "_run", broken)
     job.start()
-    job._thread.join(10)
+    job._thread.join(60)
     assert isinstance(job.ended, Ended) and job.ended.result is None
     error = job.ended.error or ""
     assert "unexpected problem" in error and "stderr" in error
@@ -135,6 +161,7 @@ def test_a_run_takes_the_callers_agent_and_step_limit() -> None:
 
 def test_run_task_without_a_key_in_the_server_env_says_which(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    set_key_place("mcp")  # what `mae mcp` does when it starts
     settings = load_settings(None, overrides={"backbone": "openai", "device": "virtual"})
     tools = MaeTools(settings, ServerOptions())
 
@@ -147,3 +174,4 @@ def test_run_task_without_a_key_in_the_server_env_says_which(monkeypatch: pytest
     assert result.is_error
     text = result.content[0].text  # type: ignore[union-attr]
     assert "no API key for openai" in text and "OPENAI_API_KEY" in text and "Traceback" not in text
+    assert "MCP client's configuration" in text and "demo" not in text

@@ -112,8 +112,15 @@ def test_memory_cli_show_import_export_history_rollback_reset(
         "Search_And_Pick_First",
     }
 
+    assert run_cli("memory", "rollback", "1") == 0  # version 1 is the current one
+    said = capsys.readouterr().out
+    assert "version 1 is the current memory already" in said and "restored" not in said
     assert run_cli("memory", "rollback", "0") == 0
     assert "memory version 2" in capsys.readouterr().out
+    assert run_cli("memory", "rollback", "0") == 0  # version 2 holds what version 0 holds
+    said = capsys.readouterr().out
+    assert "same Tips and Shortcuts as the current version 2: nothing changed" in said
+    assert "restored" not in said
     assert run_cli("memory", "history") == 0
     history = capsys.readouterr().out
     assert "v1" in history and "v2" in history and "refused Fly_Home" in history

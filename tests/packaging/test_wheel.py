@@ -11,6 +11,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import anyio
 import pytest
 
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
@@ -178,3 +179,46 @@ def test_installed_wheel_runs_from_outside_the_repository(
     operator = fake_server.requests_for("operator")
     assert operator and "### Atomic Operations ###" in operator[0].text  # the bundled prompt was rendered
     assert list((tmp_path / "runs").iterdir())
+
+
+def test_installed_mae_mcp_serves_its_tools_to_a_client_started_in_another_folder(
+    installed: Path, tmp_path: Path
+) -> None:
+    """What a desktop client does: start the ``mae`` console script by its absolute path, from a folder
+    that is not the checkout, and list the tools over stdio with the official SDK's client."""
+    from mcp import Client, StdioServerParameters
+
+    script = installed.parent / "mae"
+    assert script.is_file()
+    env = {**_env(tmp_path), "MAE_ICONS": "none", "MAE_CAPTIONS": "none", "MAE_ADB_AUTOSTART": "0"}
+    server = StdioServerParameters(
+        command=str(script),
+        args=["mcp", "--device", "virtual", "--log-dir", str(tmp_path / "runs")],
+        env=env,
+        cwd=str(tmp_path),
+    )
+
+    async def listed() -> list[tuple[str, str]]:
+        async with Client(server, read_timeout_seconds=120) as client:
+            tools = (await client.list_tools()).tools
+            return [(tool.name, tool.description or "") for tool in tools]
+
+    tools = dict(anyio.run(listed))
+    assert {"list_devices", "screenshot", "perceive", "act", "run_task"} <= set(tools)
+    for name, description in tools.items():
+        assert description and "\n " not in description, (name, description)  # dedented
+
+
+def test_a_missing_package_is_one_line_on_stderr(installed: Path, tmp_path: Path) -> None:
+    """A package mae needs is missing (here: hidden): the console script says which in one line."""
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    (blocker / "pydantic.py").write_text("raise ModuleNotFoundError('hidden', name='pydantic')\n")
+    env = {**_env(tmp_path), "PYTHONPATH": str(blocker)}
+    done = subprocess.run(
+        [installed.parent / "mae", "mcp"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60
+    )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "package 'pydantic' is missing" in lines[0] and "pip install ." in lines[0]

@@ -54,6 +54,11 @@ def test_perceive_unreadable_image_is_a_clear_error(
     broken.write_text("not an image")
     assert main(["perceive", str(broken), "--icons", "none"]) == 2
     assert "cannot read image" in capsys.readouterr().err
+    assert main(["perceive", str(tmp_path / "nosuch.png"), "--icons", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "there is no file" in err and "nosuch.png" in err and "Errno" not in err
+    assert main(["perceive", str(tmp_path), "--icons", "none"]) == 2
+    assert "is a folder" in capsys.readouterr().err
 
 
 def test_perceptor_passes_the_keyboard_state(home_png: Path) -> None:

@@ -83,11 +83,11 @@ def test_serve_unknown_or_unservable_model(machine: Path, capsys: pytest.Capture
 
 
 def test_serve_without_vllm_or_gpu_says_what_to_do(machine: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _out, err = _run(capsys, "models", "serve", "7b")
+    code, _out, err = _run(capsys, "models", "serve", "7b", "--port", str(free_port()))
     assert code == 2
     assert "vLLM is not installed" in err and "requirements-gpu.txt" in err
     install_fake_vllm(machine / "bin")
-    code, _out, err = _run(capsys, "models", "serve", "7b")
+    code, _out, err = _run(capsys, "models", "serve", "7b", "--port", str(free_port()))
     assert code == 2 and "no NVIDIA GPU found" in err
 
 

@@ -55,7 +55,7 @@ def test_unreachable_fails_within_the_timeout(tmp_path: Path) -> None:
             log_path=log,
         )
     elapsed = time.monotonic() - started
-    assert 0.9 <= elapsed < 3.0
+    assert 0.9 <= elapsed < 10.0  # the 1 s deadline, with room for a loaded machine
     message = str(caught.value)
     assert f"no server answers at http://127.0.0.1:{port}/v1/models" in message
     assert "after 1 s" in message

@@ -24,6 +24,7 @@ from ui_testkit import (
     SEND_TAP,
     Script,
     free_port,
+    held,
     make_backend,
     manager,
     notetaker,
@@ -262,11 +263,12 @@ def test_a_run_shows_every_step_the_phone_and_the_final_status(page: object, dem
 def test_stop_ends_the_run_before_the_next_action(page: object, demo_server: DemoServer) -> None:
     from playwright.sync_api import expect
 
-    with FakeModelServer() as server:
-        two_step_script(delay_s=6.0).load(server)
+    with FakeModelServer() as server, held() as busy:
+        two_step_script(hold=busy).load(server)  # step 2 waits for the model until Stop is pressed
         start_run(page, server, "Open Notes, then go home")
         expect(page.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)
         page.locator("#mae-stop").click()  # type: ignore[attr-defined]
+        busy.set()
         status = page.locator("#mae-status")
         expect(status).to_contain_text("stopped", timeout=TIMEOUT_MS)
         shot(page, "stopped-run")
@@ -281,13 +283,14 @@ def test_run_stays_disabled_until_the_memory_update_after_stop_ends(
 ) -> None:
     from playwright.sync_api import expect
 
-    with FakeModelServer() as server:
-        two_step_script(delay_s=6.0).load(server)
+    with FakeModelServer() as server, held() as busy:
+        two_step_script(hold=busy).load(server)  # step 2 waits for the model until Stop is pressed
         server.add(FakeReply(text=TIPS_REPLY, delay_s=4.0), SHORTCUTS_REPLY, role="experience")
         page.locator("#mae-evolve input").check()  # type: ignore[attr-defined]
         start_run(page, server, "Open Notes, then go home")
         expect(page.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)
         page.locator("#mae-stop").click()  # type: ignore[attr-defined]
+        busy.set()
         status = page.locator("#mae-status")
         expect(status).to_contain_text("Updating the long-term memory", timeout=TIMEOUT_MS)
         # a click now would be lost (the run's stream is still open): Run waits for the update
@@ -423,7 +426,7 @@ def test_overlay_boxes_belong_to_the_screen_they_are_drawn_on(page: object, demo
         expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
     assert phone.current_app is not None and phone.current_app.label == "Notes"
     notes = [(e.kind, e.box) for e in phone.ground_truth()]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while True:
         image = shown_phone(page)
         if box_hits(image, notes, scale) > 0.9 or time.monotonic() > deadline:
@@ -456,15 +459,15 @@ def test_a_reload_reattaches_to_the_run_and_it_finishes(
     from playwright.sync_api import expect
 
     demo_server.phone.open_app("Notes")  # left open by someone: the run starts from the home screen
-    with FakeModelServer() as server:
-        two_step_script(delay_s=8.0).load(server)
+    with FakeModelServer() as server, held() as busy:
+        two_step_script(hold=busy).load(server)  # the run waits in step 2 until both tabs have seen it
         page.get_by_text("Per-agent models, API keys and safety").click()  # type: ignore[attr-defined]
         page.locator("#mae-key-custom input").fill("sk-never-stored")  # type: ignore[attr-defined]
         start_run(page, server, "Open Notes, then go home")
         expect(page.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)
         page.reload()  # type: ignore[attr-defined]
         timeline = page.locator("#mae-timeline")
-        expect(timeline).to_contain_text('Open_App("Notes")', timeout=30_000)  # the timeline so far
+        expect(timeline).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)  # the timeline so far
         expect(page.locator("#mae-stop")).to_be_enabled()
         # the settings typed before the reload are back; the key typed before it is not
         expect(page.locator("#mae-base-url input, #mae-base-url textarea")).to_have_value(server.base_url)
@@ -473,9 +476,10 @@ def test_a_reload_reattaches_to_the_run_and_it_finishes(
         second = browser.new_context(viewport={"width": 1280, "height": 720})  # type: ignore[attr-defined]
         other = second.new_page()
         other.goto(demo_server.url)
-        expect(other.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=30_000)
+        expect(other.locator("#mae-timeline")).to_contain_text('Open_App("Notes")', timeout=TIMEOUT_MS)
         other.screenshot(path=str(ARTIFACTS / "second-tab-1280x720.png"))
         second.close()  # closing a tab does not stop the run
+        busy.set()
         expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
         server.assert_done()
     expect(page.locator("#mae-step-2")).to_contain_text("Home()")

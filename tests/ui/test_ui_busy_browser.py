@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_testkit import MODEL, free_port, make_backend, settings_for, two_step_script
+from ui_testkit import MODEL, free_port, held, make_backend, settings_for, two_step_script
 
 from mae.device.virtual import VirtualPhone
 from mae.testing.fake_model_server import FakeModelServer
@@ -74,9 +74,9 @@ def browser() -> Iterator[Any]:
 def test_a_second_tab_is_told_the_phone_is_busy_and_can_watch(browser: Any, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
-    expect.set_options(timeout=30_000)
-    with FakeModelServer() as server:
-        two_step_script(delay_s=6.0).load(server)
+    expect.set_options(timeout=TIMEOUT_MS)
+    with FakeModelServer() as server, held() as running:
+        two_step_script(hold=running).load(server)  # the first tab's run stays busy until the second watches
         demo, url = serve(tmp_path, public=False, model_url=server.base_url)
         try:
             first, second = open_page(browser, url), open_page(browser, url)
@@ -92,6 +92,7 @@ def test_a_second_tab_is_told_the_phone_is_busy_and_can_watch(browser: Any, tmp_
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             second.screenshot(path=str(ARTIFACTS / "busy-second-tab.png"), full_page=True)
             watch.click()
+            running.set()
             expect(status).to_contain_text("Finished", timeout=TIMEOUT_MS)  # the other tab's run, followed
             expect(second.locator("#mae-timeline")).to_contain_text("Open_App")
             expect(watch).to_be_hidden()
@@ -105,12 +106,12 @@ def test_a_public_demo_queues_the_second_visitor_and_shows_the_position(
 ) -> None:
     from playwright.sync_api import expect
 
-    expect.set_options(timeout=30_000)
-    with FakeModelServer() as server:
+    expect.set_options(timeout=TIMEOUT_MS)
+    with FakeModelServer() as server, held() as busy:
         monkeypatch.setenv("MAE_PUBLIC", "1")
         monkeypatch.setenv("MAE_MAX_RUNS", "1")
         monkeypatch.setenv("MAE_ALLOWED_BASE_URLS", server.base_url)
-        two_step_script(delay_s=6.0).load(server)
+        two_step_script(hold=busy).load(server)  # the first run stays busy until the second waits
         two_step_script().load(server)
         demo, url = serve(tmp_path, public=True, model_url=server.base_url)
         try:
@@ -123,6 +124,7 @@ def test_a_public_demo_queues_the_second_visitor_and_shows_the_position(
             expect(status).to_contain_text("Waiting in line: position 1")
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             second.screenshot(path=str(ARTIFACTS / "public-queue.png"), full_page=True)
+            busy.set()
             expect(first.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
             expect(status).to_contain_text("Finished", timeout=TIMEOUT_MS)  # it started by itself
         finally:

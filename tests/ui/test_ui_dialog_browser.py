@@ -74,7 +74,7 @@ def _header(image: Image.Image) -> ImageStat.Stat:
 
 
 def _wait_for(page: object, check: object, what: str) -> Image.Image:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while True:
         image = _shown(page)
         if check(image):  # type: ignore[operator]

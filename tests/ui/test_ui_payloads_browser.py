@@ -148,7 +148,7 @@ def no_payload_in_page(page: object, leak: str) -> None:
 def test_model_written_text_is_shown_as_text_everywhere(demo_url: str) -> None:
     from playwright.sync_api import expect, sync_playwright
 
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=TIMEOUT_MS)
     leak = LeakServer()
     outside: list[str] = []
     try:

@@ -106,7 +106,7 @@ def test_approval_gate_answers_times_out_and_stops() -> None:
         time.sleep(0.01)
     assert gate.pending == {"action": "Tap(2, 2)"}
     assert gate.answer(True) is True
-    thread.join(5)
+    thread.join(60)
     assert answers == [True]
 
     thread = threading.Thread(target=lambda: answers.append(gate.ask({"action": "Tap(3, 3)"})))
@@ -114,7 +114,7 @@ def test_approval_gate_answers_times_out_and_stops() -> None:
     while gate.pending is None:
         time.sleep(0.01)
     stop.set()
-    thread.join(5)
+    thread.join(60)
     assert answers == [True, False]
 
 

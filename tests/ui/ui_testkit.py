@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,15 +62,28 @@ SEND_TAP = {"name": "Tap", "arguments": {"x": 640, "y": 284}}
 with a "Send ..." description, the safety gate asks."""
 
 
+@contextmanager
+def held() -> Iterator[threading.Event]:
+    """An event for ``two_step_script(hold=...)``: set by the test when it no longer needs the run busy,
+    and set anyway when the block ends (a failed test does not leave the reply waiting)."""
+    gate = threading.Event()
+    try:
+        yield gate
+    finally:
+        gate.set()
+
+
 def two_step_script(
     second_description: str = "Return to the home screen",
     delay_s: float = 0.0,
     second_action: dict[str, object] | None = None,
+    hold: threading.Event | None = None,
 ) -> Script:
-    """Open Notes, then Home (or ``second_action``), then finished: two actions, three Manager turns."""
+    """Open Notes, then Home (or ``second_action``), then finished: two actions, three Manager turns.
+    The second Manager turn waits ``delay_s``, and for ``hold`` to be set when one is given."""
     second_manager: str | FakeReply = manager("Go back to the home screen")
-    if delay_s:
-        second_manager = FakeReply(text=str(second_manager), delay_s=delay_s)
+    if delay_s or hold is not None:
+        second_manager = FakeReply(text=str(second_manager), delay_s=delay_s, hold=hold)
     return Script(
         manager=[manager("Open the Notes app"), second_manager, manager("Finished")],
         operator=[
