@@ -38,7 +38,9 @@ class ReflectorReply(BaseModel):
 
 def parse_reply(text: str) -> ReflectorReply:
     """Read the Outcome (exactly A, B or C), Error Description and Progress Status sections."""
-    sections = require_sections(text, ["Outcome", "Progress Status"], optional=("Error Description",))
+    # fast mode's sections are named so that they end the progress rather than run into it
+    extra = (fast.SUBGOAL_SECTION, fast.NOTES_SECTION)
+    sections = require_sections(text, ["Outcome", "Progress Status"], optional=("Error Description", *extra))
     outcome = parse_outcome(sections["Outcome"])
     error = sections["Error Description"].strip()
     if error.lower() in _NONE:

@@ -235,7 +235,7 @@ def test_popups_on_real_phones_are_recognised_and_an_apps_own_skip_button_is_not
     from mae.agents.fast import popup_dismiss
     from mae.perception.a11y import parse_uiautomator
 
-    nodes = parse_uiautomator((REAL / dump).read_text(encoding="utf-8"))
+    nodes = parse_uiautomator((REAL / dump).read_text(encoding="utf-8")).nodes
     texts = [Element(kind="text", text=n.text, box=n.bounds, source="a11y") for n in nodes if n.text.strip()]
     width = max(n.bounds[2] for n in nodes)
     height = max(n.bounds[3] for n in nodes)
@@ -261,3 +261,16 @@ def test_subgoal_done_is_read_tolerantly_and_unclear_answers_ask_the_manager(
 
     text = reflector_reply("A", "Searched.") + "\n" + reply
     assert read_subgoal_done(text) is expected
+
+
+def test_a_real_fast_reply_keeps_its_extra_sections_out_of_the_progress() -> None:
+    """A real model's Reflector reply in fast mode (relay run, OLED task, request 5): the Subgoal Done and
+    Important Notes sections used to run into the progress, so every later prompt showed them twice."""
+    from mae.agents.reflector import parse_reply
+
+    text = (Path(__file__).parent / "data" / "real_replies" / "reflector_fast_subgoal_notes.txt").read_text()
+    reply = parse_reply(text)
+    assert reply.outcome == "A"
+    assert reply.progress.startswith("The Best Buy app has been opened")
+    assert "Subgoal Done" not in reply.progress and "Important Notes" not in reply.progress
+    assert reply.progress.rstrip().endswith("its search box.")
