@@ -1,8 +1,9 @@
 """Fast mode's speculative Operator: the next step's Operator, started while the Action Reflector judges.
 
-It is asked as if the action just judged succeeded (outcome A) on the screen after it, with the progress
-and notes of before the judgement. Its action is used only when the verdict is A, no Manager round is due
-and the phone still shows that screen; otherwise it is discarded and the Operator is asked again.
+It is asked as if the action being judged succeeded (outcome A; its prompt says the action is not judged
+yet) on the screen after it, with the progress and notes of before the judgement. Its action is used only
+when the verdict is A, no Manager round is due and the phone still shows that screen; otherwise it is
+discarded and the Operator is asked again.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Speculation:
 def assumed_success(memory: WorkingMemory, record: ActionRecord) -> WorkingMemory:
     """A copy of ``memory`` as the next step would see it if ``record`` is judged A."""
     snapshot = memory.model_copy(deep=True)
-    snapshot.record(record.model_copy(update={"outcome": "A", "error": None}))
+    snapshot.record(record.model_copy(update={"outcome": "A", "error": None, "pending": True}))
     snapshot.error_flag = False
     return snapshot
 

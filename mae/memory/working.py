@@ -38,6 +38,9 @@ class ActionRecord(BaseModel):
     outcome: Outcome = "C"
     error: str | None = Field(default=None, description="why it failed (reflector or validation feedback)")
     stopped: bool = Field(default=False, description="the user stopped the run in the middle of it")
+    pending: bool = Field(
+        default=False, description="fast mode's speculative Operator sees it before the Reflector judged it"
+    )
 
     @property
     def failed(self) -> bool:
@@ -48,6 +51,8 @@ class ActionRecord(BaseModel):
         status = "successful" if self.outcome == "A" else f"failed ({OUTCOME_MEANING[self.outcome]})"
         if not self.executed:
             status = "invalid, not executed"
+        elif self.pending:
+            status = "not judged yet (your action is used only if this one succeeded)"
         text = f"Action: {self.text} | Description: {self.description or '-'} | Outcome: {status}"
         if self.error:
             text += f" | Feedback: {self.error}"

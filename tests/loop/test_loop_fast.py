@@ -274,3 +274,16 @@ def test_a_real_fast_reply_keeps_its_extra_sections_out_of_the_progress() -> Non
     assert reply.progress.startswith("The Best Buy app has been opened")
     assert "Subgoal Done" not in reply.progress and "Important Notes" not in reply.progress
     assert reply.progress.rstrip().endswith("its search box.")
+
+
+def test_the_speculative_operator_is_told_the_last_action_is_not_judged_yet() -> None:
+    """A real model read "Outcome: successful" for an action its own Reflector had not judged yet."""
+    from mae.agents.speculation import assumed_success
+    from mae.memory.working import ActionRecord, WorkingMemory
+
+    memory = WorkingMemory(instruction="Find a TV")
+    record = ActionRecord(step=1, name="Tap", text="Tap(10, 20)", outcome="C")
+    seen = assumed_success(memory, record).actions[-1].summary()
+    assert "not judged yet" in seen and "successful" not in seen.replace("succeeded", "")
+    assert memory.actions == []  # the run's own memory is untouched
+    assert "Outcome: successful" in record.model_copy(update={"outcome": "A"}).summary()
