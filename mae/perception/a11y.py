@@ -40,6 +40,7 @@ class A11yNode(BaseModel):
     clickable: bool = False
     scrollable: bool = False
     editable: bool = False
+    password: bool = False
     bounds: Box
 
     @property
@@ -131,6 +132,7 @@ def parse_uiautomator(output: str, screen: tuple[int, int] | None = None) -> lis
                 clickable=item.get("clickable") == "true" or item.get("long-clickable") == "true",
                 scrollable=item.get("scrollable") == "true",
                 editable=class_name.endswith(EDITABLE_CLASSES),
+                password=item.get("password") == "true",
                 bounds=bounds,
             )
         )
