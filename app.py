@@ -24,7 +24,7 @@ from mae.errors import MaeError
 from mae.llm.keys import configure_server_keys
 from mae.llm.providers import AGENT_ROLES, PRESETS
 from mae.public_mode import is_public, set_server
-from mae.ui import space
+from mae.ui import guard, space, visitors
 from mae.ui.admission import Admission, max_runs
 from mae.ui.agent_picker import agent_picker, wire_agent_picker
 from mae.ui.devices import (
@@ -57,6 +57,7 @@ from mae.ui.launch import (
     remove_private_temp_dir,
     server_options,
     settings_overrides,
+    stop_on_sigterm,
     use_private_temp_dir,
 )
 from mae.ui.live import LiveRun
@@ -118,8 +119,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         lister = list
     admission = PublicRuns(backend, Admission(max_runs())) if public else None
     start_lock = threading.Lock()  # the busy check and the start are one step: no second run slips in
-    with gr.Blocks(title="Mobile-Agent-E") as demo:
-        state = gr.State(None)
+    with gr.Blocks(title="Mobile-Agent-E", **visitors.blocks_options(public)) as demo:
+        state = gr.State(None, **visitors.state_options(public))
         saved = gr.BrowserState({}, storage_key=SETTINGS_KEY)
         live_timer = gr.Timer(LIVE_FPS)
         gr.Markdown(
@@ -247,8 +248,11 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                             for op in MANUAL_OPS
                         }
                         reset_btn = gr.Button("↺ Reset phone", size="sm", elem_id="mae-reset-phone")
-                    overlay = gr.Checkbox(
-                        value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay"
+                    overlay = gr.Checkbox(  # OCR outside the line of runs: private only
+                        value=False,
+                        label="Show the Perceptor's boxes",
+                        elem_id="mae-overlay",
+                        visible=not public,
                     )
                 with gr.Column(scale=5, min_width=340):
                     status = gr.Markdown(status_markdown(RunView()), elem_id="mae-status")
@@ -488,7 +492,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             concurrency_limit=2,
             concurrency_id="live",
         )
-        overlay.change(panel.on_overlay, [state, overlay, device], phone, show_progress="hidden")
+        if not public:
+            overlay.change(panel.on_overlay, [state, overlay, device], phone, show_progress="hidden")
 
         manual_kw: dict[str, Any] = {
             "concurrency_limit": 1,
@@ -569,6 +574,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                 chosen = values["device"]
             tab = TabState(run=running)  # a reload re-attaches to the run going on the phone
             tab, image, message = current_screen(tab, chosen)
+            if public:  # a page load keeps no picture on the server (mae.ui.visitors)
+                tab.picture = None
             restored = [
                 gr.update(value=values[name]) if restorable(name, values.get(name), names) else gr.skip()
                 for name in REMEMBERED
@@ -600,6 +607,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         demo.load(on_load, saved, load_outputs, show_progress="hidden").then(
             attach, state, run_outputs, **run_kw
         )
+        if public:
+            demo.unload(visitors.drop_session(demo))
     return demo
 
 
@@ -611,8 +620,10 @@ def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
     """
     demo.queue(default_concurrency_limit=8)
     kwargs.setdefault("max_file_size", MAX_UPLOAD)
-    # FastAPI's own route list (/openapi.json) would answer before any login: not served at all
-    kwargs.setdefault("app_kwargs", {"openapi_url": None, "docs_url": None, "redoc_url": None})
+    kwargs.setdefault(
+        "app_kwargs", guard.app_kwargs(login=kwargs.get("auth") is not None, public=is_public())
+    )
+    kwargs.update(visitors.launch_options(is_public()))
     return demo.launch(
         css=CSS,
         theme=gr.themes.Soft(),
@@ -639,6 +650,7 @@ def main(argv: list[str] | None = None) -> None:
     if not port_free(options["server_name"], options["server_port"]):  # before the UI takes seconds
         raise SystemExit(port_in_use(options["server_name"], options["server_port"]))
     temp_dir = use_private_temp_dir()  # uploads of this server only, removed when it stops
+    stop_on_sigterm()  # a stop by SIGTERM (docker stop, a Space restart) removes it too
     demo = build_demo(backend)
     try:  # Gradio's own lines name its launch() options, not this command's flags: ours instead
         launch(demo, prevent_thread_lock=True, quiet=not server.share, **options)
