@@ -66,7 +66,7 @@ from mae.ui.phone_panel import MANUAL_HINT, PhonePanel
 from mae.ui.phone_view import TabState
 from mae.ui.public_runs import PublicRuns, busy_note
 from mae.ui.runner import Backend
-from mae.ui.session import RunController, error_message
+from mae.ui.session import RunController, error_markdown
 from mae.ui.style import CSS
 from mae.ui.views import (
     RunView,
@@ -422,7 +422,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         ticket = None  # the run gives it back when it ends
                         tab.run = run
             except Exception as exc:
-                refusal, offer = f"**Cannot start:** {error_message(exc)}", False
+                refusal, offer = f"**Cannot start:** {error_markdown(exc)}", False
             finally:
                 if admission is not None and ticket is not None:
                     admission.leave(ticket)

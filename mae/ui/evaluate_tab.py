@@ -47,6 +47,7 @@ from mae.ui import space
 from mae.ui.forms import backbone_choices, missing_keys
 from mae.ui.runner import Backend
 from mae.ui.task_picker import build_task_picker
+from mae.ui.text import md_text
 
 MAX_RUBRICS = 16
 MAX_UI_WORKERS = 8
@@ -396,7 +397,7 @@ def build_evaluate_tab(
                     workers=int(parallel or 1),
                 )
             except Exception as exc:
-                yield job, f"**Cannot start:** {exc}", gr.skip(), gr.skip(), gr.skip()
+                yield job, f"**Cannot start:** {md_text(str(exc))}", gr.skip(), gr.skip(), gr.skip()
                 return
             while not job.done:
                 yield (
@@ -525,7 +526,7 @@ def build_evaluate_tab(
             try:
                 record = next((r for r in read_results(path) if r.key == key), None)
             except MaeError as exc:
-                return f"✖ {exc}", gr.skip(), gr.skip()
+                return f"✖ {md_text(str(exc))}", gr.skip(), gr.skip()
             if record is None:
                 return "That task run is not in the folder any more: refresh the list.", gr.skip(), gr.skip()
             labels = list(values[:MAX_RUBRICS])
@@ -536,7 +537,7 @@ def build_evaluate_tab(
                 save_marks(path, marks)
                 write_reports(path)
             except (MaeError, OSError) as exc:
-                return f"✖ Could not save the marks: {exc}", gr.skip(), gr.skip()
+                return f"✖ Could not save the marks: {md_text(str(exc))}", gr.skip(), gr.skip()
             judged = judged_record(path, key)
             score = pct(satisfaction(judged)) if judged else "–"
             return (
