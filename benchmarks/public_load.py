@@ -151,7 +151,7 @@ def open_page(url: str, fn_index: int, number: int, timeout_s: float) -> str:
     import urllib.request
 
     session = f"load{number:04d}{os.getpid()}"
-    body = {
+    body: dict[str, Any] = {
         "data": [{}],
         "event_data": None,
         "fn_index": fn_index,

@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -105,6 +106,8 @@ def test_page_loads_keep_no_picture_and_answer_only_temp_paths(public_page: dict
     ]
     assert len(tabs) == len(sessions) and all(tab.picture is None and tab.run is None for tab in tabs)
     assert demo.state_holder.capacity == visitors.STATE_SESSIONS
+    visitors.drop_session(demo)(SimpleNamespace(session_hash=sessions[0]))  # the page closed
+    assert demo.state_holder.session_data[sessions[0]].state_data == {}
 
 
 def test_uploads_are_refused_and_the_overlay_is_not_built(public_page: dict[str, Any]) -> None:
