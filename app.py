@@ -576,6 +576,7 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
             tab, image, message = current_screen(tab, chosen)
             if public:  # a page load keeps no picture on the server (mae.ui.visitors)
                 tab.picture = None
+                visitors.page_loaded()
             restored = [
                 gr.update(value=values[name]) if restorable(name, values.get(name), names) else gr.skip()
                 for name in REMEMBERED
