@@ -5,6 +5,7 @@ phone with the real Perceptor (OCR and the phone's accessibility tree), as an ag
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +13,9 @@ import pytest
 from mae.actions.registry import ActionCall, make_atomic
 from mae.actions.safety import SafetyPolicy, digits_joined
 from mae.device.virtual import VirtualPhone
+from mae.perception.a11y import A11yTree, parse_uiautomator
 from mae.perception.elements import Element
+from mae.perception.fusion import fuse
 from mae.perception.icons import make_icon_detector
 from mae.perception.ocr import make_ocr
 from mae.perception.perceptor import Perceptor
@@ -148,3 +151,31 @@ def test_the_virtual_cart_delete_is_gated_from_above_its_label() -> None:
     assert reason is not None and reason.startswith("deleting"), (reason, [e.text for e in title])
     phone.tap(x, y)  # the tap does land on Delete: the gate guarded what would have happened
     assert shop.cart == []  # type: ignore[attr-defined]
+
+
+REAL_LOGIN = Path(__file__).parent / "data" / "safeum_login_dump.xml"
+"""A real ``uiautomator dump`` of a login screen (SafeUM messenger; dumps/034.xml of the real-device
+corpus, from AbdurRehman1129/safeum-automation@ba83bd29, window_dump.xml): a "Login" field and a
+"Password" field whose node has ``password="true"``."""
+
+
+def test_a_real_password_field_is_a_sensitive_target() -> None:
+    nodes = parse_uiautomator(REAL_LOGIN.read_text(encoding="utf-8"))
+    secret = [n for n in nodes if n.password]
+    login = next(n for n in nodes if n.editable and not n.password)
+    assert len(secret) == 1 and secret[0].editable
+    elements = fuse([], A11yTree(source="uiautomator", nodes=nodes))
+    field = next(e for e in elements if e.password)
+    assert field.role == "field" and field.control == secret[0].bounds
+
+    def center(box: tuple[int, int, int, int]) -> dict[str, Any]:
+        return {"x": (box[0] + box[2]) // 2, "y": (box[1] + box[3]) // 2}
+
+    into_login = run_gate(
+        SafetyPolicy(), [("Tap", center(login.bounds)), ("Type", {"text": "alice"})], elements
+    )
+    assert into_login == [None, None]
+    into_secret = run_gate(
+        SafetyPolicy(), [("Tap", center(secret[0].bounds)), ("Type", {"text": "x"})], elements
+    )
+    assert all(answer is not None and answer.startswith("password") for answer in into_secret)
