@@ -25,6 +25,7 @@ from mae.ui.launch import (
     remove_private_temp_dir,
     server_options,
     settings_overrides,
+    stop_on_sigterm,
     use_private_temp_dir,
 )
 from mae.ui.runner import Backend
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     if not port_free(options["server_name"], options["server_port"]):  # before the UI takes seconds
         raise SystemExit(port_in_use(options["server_name"], options["server_port"]))
     temp_dir = use_private_temp_dir()  # uploads of this server only, removed when it stops
+    stop_on_sigterm()  # a stop by SIGTERM (docker stop, a Space restart) removes it too
     demo = build_demo(backend)
     try:  # Gradio's own lines name its launch() options, not this command's flags: ours instead
         launch(demo, prevent_thread_lock=True, quiet=not server.share, **options)

@@ -1,4 +1,4 @@
-"""Load a public demo with many visitors at once: runs admitted, queue positions shown, memory after.
+"""Load a public demo with many visitors at once: page loads and runs, queue positions shown, memory after.
 
 Starts the demo in this process in public mode (``MAE_PUBLIC=1``) on 127.0.0.1 with the fake model
 server (also on 127.0.0.1, opened with ``MAE_ALLOWED_BASE_URLS``) and the real Perceptor, runs one
@@ -6,11 +6,14 @@ warm-up task (models load), then has ``--sessions`` visitors (each its own ``gra
 press Run at the same moment. Reports the most runs seen at once (sampled every 0.1 s and counted by
 the admission line), the queue positions each visitor was shown, how each run ended, and the server's
 resident memory (the server runs in a child process, measured alone) before, at the peak and after
-the runs ended; ``--bursts 2`` repeats the load to show whether what stays grows. Bounded: at most 50
-sessions and 3 bursts, loopback only, a deadline of ``--timeout`` seconds per visitor.
+the runs ended; ``--bursts 2`` repeats the load to show whether what stays grows. Before the runs,
+``--page-loads`` anonymous sessions open the page the way a script would, with Gradio's raw queue
+protocol (``POST /gradio_api/queue/join`` of the page's load event, then its event stream), 16 at a
+time; the figures say the resident memory after them. Bounded: at most 500 page loads, 50 sessions
+and 3 bursts, loopback only, a deadline of ``--timeout`` seconds per visitor.
 
     python benchmarks/public_load.py                       # 20 sessions, MAE_MAX_RUNS=2
-    python benchmarks/public_load.py --max-runs 3 --json
+    python benchmarks/public_load.py --page-loads 300 --sessions 10 --json
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_common import machine
 
 MAX_SESSIONS = 50
+MAX_PAGE_LOADS = 500
+PAGE_LOAD_THREADS = 16
 POSITION = re.compile(r"Waiting in line: position (\d+)")
 
 
@@ -128,6 +133,69 @@ def visit_once(
     client.close()
 
 
+def load_event(url: str) -> int:
+    """The id (``fn_index``) of the page's load event, from the page's config."""
+    import urllib.request
+
+    with urllib.request.urlopen(url + "config", timeout=30) as response:
+        config = json.loads(response.read())
+    for dependency in config["dependencies"]:
+        if dependency.get("api_name") == "on_load":
+            return int(dependency["id"])
+    raise SystemExit("error: the demo's page has no load event named on_load")
+
+
+def open_page(url: str, fn_index: int, number: int, timeout_s: float) -> str:
+    """One anonymous page load with the raw queue protocol: join the queue with the load event, read
+    the session's event stream to its end; the last message's kind ("process_completed" when served)."""
+    import urllib.request
+
+    session = f"load{number:04d}{os.getpid()}"
+    body: dict[str, Any] = {
+        "data": [{}],
+        "event_data": None,
+        "fn_index": fn_index,
+        "trigger_id": None,
+        "session_hash": session,
+    }
+    join = urllib.request.Request(
+        url + "gradio_api/queue/join",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(join, timeout=timeout_s) as response:
+        response.read()
+    last = "no message"
+    stream = f"{url}gradio_api/queue/data?session_hash={session}"
+    with urllib.request.urlopen(stream, timeout=timeout_s) as response:
+        for raw in response:
+            line = raw.decode("utf-8", "replace").strip()
+            if not line.startswith("data:"):
+                continue
+            message = json.loads(line[5:])
+            last = str(message.get("msg", ""))
+            if last in ("process_completed", "close_stream", "unexpected_error"):
+                break
+    return last
+
+
+def page_loads(url: str, count: int, timeout_s: float) -> dict[str, int]:
+    """``count`` page loads, ``PAGE_LOAD_THREADS`` at a time; how many ended with each last message."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    fn_index = load_event(url)
+
+    def one(number: int) -> str:
+        try:
+            return open_page(url, fn_index, number, timeout_s)
+        except Exception as exc:  # counted with its kind, like a visitor the server could not serve
+            return f"client error: {type(exc).__name__}"
+
+    with ThreadPoolExecutor(PAGE_LOAD_THREADS) as pool:
+        endings = list(pool.map(one, range(count)))
+    return {ending: endings.count(ending) for ending in sorted(set(endings))}
+
+
 def serve(port: int, model_url: str, work: str, max_runs: int, runs_now: Any, stop: Any) -> None:
     """The demo server (a child process, so its memory is measured alone): public mode, the real
     Perceptor, the fake model opened by allowlist; ``runs_now`` follows the runs in its registry."""
@@ -182,11 +250,18 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=20, help=f"visitors at once (at most {MAX_SESSIONS})")
     parser.add_argument("--max-runs", type=int, default=2, help="MAE_MAX_RUNS for the demo")
     parser.add_argument("--bursts", type=int, default=1, help="rounds of --sessions visitors (at most 3)")
+    parser.add_argument(
+        "--page-loads",
+        type=int,
+        default=0,
+        help=f"raw-protocol page loads before the runs (at most {MAX_PAGE_LOADS})",
+    )
     parser.add_argument("--timeout", type=float, default=540.0, help="seconds before giving up")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     sessions = max(1, min(args.sessions, MAX_SESSIONS))
     args.bursts = max(1, min(args.bursts, 3))
+    loads = max(0, min(args.page_loads, MAX_PAGE_LOADS))
 
     import multiprocessing
 
@@ -223,6 +298,11 @@ def main() -> None:
 
             sampler = threading.Thread(target=sample, daemon=True)
             sampler.start()
+            loads_started = time.monotonic()
+            load_endings = page_loads(url, loads, args.timeout) if loads else {}
+            load_seconds = time.monotonic() - loads_started
+            time.sleep(3.0)
+            rss_after_loads = rss_mb(pid)
             rss_after_bursts, results, seconds = [], [], 0.0
             for _ in range(max(1, args.bursts)):
                 start = threading.Event()
@@ -267,10 +347,14 @@ def main() -> None:
         "queue_positions_shown": positions,
         "runs_left_in_registry": runs_left,
         "session_folders": len(list(Path(work).glob("mae-space-*/sessions/*"))),
+        "page_loads": loads,
+        "page_load_endings": load_endings,
+        "page_load_seconds": round(load_seconds, 1),
         "seconds": round(seconds, 1),
         "server_rss_mb": {
             "started": round(rss_start, 1),
             "before_load_after_warm_up": round(rss_before, 1),
+            "after_page_loads": round(rss_after_loads, 1),
             "peak": round(peak_rss, 1),
             "after": round(rss_after, 1),
             "after_each_burst": rss_after_bursts,

@@ -2,10 +2,16 @@
 
 The policy looks at what the action does, not at every word of the Operator's description:
 
-- ``target``: what a Tap hits: the label of the element under the tap point (its a11y name, its
-  text, its caption). When nothing named lies there, the start of the description stands in for it
-  ("Send the message", "Tap 'Place order'"), never a word further on ("open the first post").
-- ``typed``: the text a Type action enters (a card number).
+- ``target``: what a Tap can activate: the labels of the clickable element whose bounds hold the tap
+  point (from the accessibility tree, where the phone has one: a button's tap area is often larger
+  than its text) and of every short labelled element within reach (``NEAR_PX``); a long text (a
+  product title, a post) is content, not a label, but does not hide a button beside it. When nothing
+  named lies there, the start of the description stands in for it ("Send the message", "Tap 'Place
+  order'"), never a word further on ("open the first post"). A password field (the tree's password
+  flag, or a field labelled password/PIN) is a sensitive target, and so is typing into one.
+- ``typed``: the text a Type action enters, checked as it lands: alone, joined to what consecutive
+  Type calls entered before it and to the content of the fields on screen, and each with the
+  separators between digits removed (a card number split over calls, or written with dots or spaces).
 - ``app``: the app an Open_App starts.
 - ``action``: the action or Shortcut name.
 
@@ -22,7 +28,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from mae.actions.registry import ActionCall, AtomicAction, OpenApp, Tap, Type
 from mae.perception.elements import Element
@@ -83,6 +89,11 @@ DEFAULT_RULES: tuple[SensitiveRule, ...] = (
     ),
     SensitiveRule(name="card number", pattern=r"\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,7}\b", fields=["typed"]),
     SensitiveRule(
+        name="password",
+        pattern=r"^\s*password field\b|\b(?:password|passcode|pin)\s*(?:is|:|=)\s*\S",
+        fields=["target", "typed"],
+    ),
+    SensitiveRule(
         name="purchase",
         pattern=_start(
             r"buy|buy now|buy it now|purchase|subscribe|order now|rent|"
@@ -127,22 +138,44 @@ DEFAULT_RULES: tuple[SensitiveRule, ...] = (
 """The default policy: payment, purchase, sending, deleting, installing, permissions, account changes."""
 
 
-def element_at(elements: Sequence[Element], x: int, y: int) -> Element | None:
-    """The named element a tap at ``(x, y)`` hits: the smallest box holding the point, else the nearest
-    within ``NEAR_PX``."""
-    holding = [e for e in elements if e.text and holds(e.box, (x, y))]
-    if holding:
-        return min(holding, key=lambda e: (e.box[2] - e.box[0]) * (e.box[3] - e.box[1]))
-    best: tuple[float, Element] | None = None
-    for element in elements:
-        if not element.text:
-            continue
-        dx = max(element.box[0] - x, 0, x - element.box[2])
-        dy = max(element.box[1] - y, 0, y - element.box[3])
-        distance = (dx * dx + dy * dy) ** 0.5
-        if distance <= NEAR_PX and (best is None or distance < best[0]):
-            best = (distance, element)
-    return best[1] if best else None
+def _distance(box: tuple[int, int, int, int], x: int, y: int) -> float:
+    dx = max(box[0] - x, 0, x - box[2])
+    dy = max(box[1] - y, 0, y - box[3])
+    return float((dx * dx + dy * dy) ** 0.5)
+
+
+def _area(box: tuple[int, int, int, int]) -> int:
+    return max(0, box[2] - box[0]) * max(0, box[3] - box[1])
+
+
+def tap_targets(elements: Sequence[Element], x: int, y: int) -> list[Element]:
+    """What a tap at ``(x, y)`` can activate, nearest first: the elements of the clickable node whose
+    bounds hold the point (``Element.control``), then every element within ``NEAR_PX`` of it."""
+    activated = [e for e in elements if e.control is not None and holds(e.control, (x, y))]
+    if activated:
+        smallest = min(_area(e.control) for e in activated if e.control is not None)
+        activated = [e for e in activated if e.control is not None and _area(e.control) == smallest]
+    near = sorted(
+        (e for e in elements if e not in activated and _distance(e.box, x, y) <= NEAR_PX),
+        key=lambda e: _distance(e.box, x, y),
+    )
+    return [*activated, *near]
+
+
+def is_password_field(element: Element) -> bool:
+    """A password field: the accessibility tree says so, or a field whose label says password or PIN."""
+    if element.password:
+        return True
+    return element.role == "field" and bool(PASSWORD_LABEL.search(element.text))
+
+
+PASSWORD_LABEL = re.compile(r"\b(?:password|passcode|pin)\b", re.I)
+DIGIT_GAPS = re.compile(r"(?<=\d)[\s.\-_/·•,]+(?=\d)")
+
+
+def digits_joined(text: str) -> str:
+    """``text`` with the separators between digits removed ("4111.1111 1111-1111" -> "4111111111111111")."""
+    return DIGIT_GAPS.sub("", text)
 
 
 def description_target(description: str) -> str:
@@ -156,6 +189,35 @@ class SafetyPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     rules: list[SensitiveRule] = Field(default_factory=lambda: [r.model_copy() for r in DEFAULT_RULES])
+    _typed_run: str = PrivateAttr("")
+    """What consecutive Type calls entered so far (reset by any other action)."""
+    _in_password: bool = PrivateAttr(False)
+    """Whether the last Tap landed on a password field (what is typed next goes there)."""
+
+    def _typed_texts(
+        self, steps: Sequence[AtomicAction], elements: Sequence[Element]
+    ) -> list[tuple[str, str]]:
+        """The texts a ``typed`` rule looks at for these steps: each Type's text as it lands (after the
+        earlier consecutive Type calls, and after each field's content on screen), also with the
+        separators between digits removed. Updates the run of consecutive Type calls."""
+        out: list[tuple[str, str]] = []
+        fields = [e.text for e in elements if e.role == "field" and e.text]
+        for step in steps:
+            if not isinstance(step, Type):
+                if not isinstance(step, Tap):  # a Tap may refocus the same field: its content tells
+                    self._typed_run = ""
+                continue
+            landed = [(step.text, "the typed text")]
+            if self._typed_run:
+                landed.append((self._typed_run + step.text, "the text typed over consecutive Type calls"))
+            landed += [(f + step.text, "the field's content after typing") for f in fields]
+            self._typed_run += step.text
+            for text, where in landed:
+                out.append((text, where))
+                joined = digits_joined(text)
+                if joined != text:
+                    out.append((joined, where))
+        return out
 
     def check(
         self,
@@ -171,20 +233,29 @@ class SafetyPolicy(BaseModel):
         """
         targets: list[tuple[str, str]] = []
         first_tap = next((s for s in steps if isinstance(s, Tap)), None)
+        on_password = False
         if first_tap is not None:
-            hit = element_at(elements or [], first_tap.x, first_tap.y)
-            if hit is not None:
-                if len(hit.text.split()) <= MAX_LABEL_WORDS:  # a longer text is content, not a control
+            hits = tap_targets(elements or [], first_tap.x, first_tap.y)
+            for hit in hits:
+                if is_password_field(hit):
+                    on_password = True
+                    targets.append(("password field", f"tapping the password field {hit.text[:40]!r}"))
+                elif hit.text and len(hit.text.split()) <= MAX_LABEL_WORDS:  # longer: content
                     targets.append((hit.text, f"tapping {hit.text!r}"))
-            else:
+            if not any(hit.text for hit in hits):
                 lead = description_target(description)
                 targets.append((lead, f"described as {lead[:60]!r}"))
         elif call.name not in ("Type", "Open_App", "Swipe", "Back", "Home", "Wait", "Switch_App"):
             lead = description_target(description)
             targets.append((lead, f"described as {lead[:60]!r}"))
+        into_password = on_password if first_tap is not None else self._in_password
+        typed = self._typed_texts(steps, elements or [])
+        if typed and into_password:
+            targets.append(("password field", "typing into a password field"))
+        self._in_password = into_password and not any(not isinstance(s, (Tap, Type)) for s in steps)
         texts: dict[str, list[tuple[str, str]]] = {
             "target": targets,
-            "typed": [(s.text, "the typed text") for s in steps if isinstance(s, Type)],
+            "typed": typed,
             "app": [(s.app_name, "the app name") for s in steps if isinstance(s, OpenApp)],
             "action": [(call.name.replace("_", " "), "the action name")],
             "description": [(description, "the description")],

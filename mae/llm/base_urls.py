@@ -12,8 +12,11 @@ connection is opened (``GuardedBackend``, the network layer under the model clie
 the very address it checked: a DNS answer that changes in between, "DNS rebinding", gains nothing).
 
 The operator can open exact endpoints with ``MAE_ALLOWED_BASE_URLS`` (comma-separated URLs; a URL is
-allowed when scheme, host and port match one and its path starts with that one's path). Outside
-public mode every URL is kept, as before.
+allowed when scheme, host and port match one and its path starts with that one's path). Every Base URL
+on a public demo has a plain path: ``.`` and ``..`` segments (also percent-encoded), other encoded
+characters of the path, a query, a fragment or user info are refused before any comparison, and the
+transport checks each request's final URL against the allowlist too (an allowed host answers only
+under an allowed path). Outside public mode every URL is kept, as before.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import socket
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpcore2 as httpcore
 import httpx2 as httpx
@@ -164,12 +167,32 @@ class Endpoint:
         host = (parts.hostname or "").lower()
         if not host:
             raise BaseUrlRefused("the Base URL has no host: write it like https://api.example.com/v1")
-        return cls(scheme, host, port, parts.path.rstrip("/"))
+        return cls(scheme, host, port, plain_path(parts.path, url))
 
     def within(self, allowed: Endpoint) -> bool:
         if (self.scheme, self.host, self.port) != (allowed.scheme, allowed.host, allowed.port):
             return False
         return allowed.path == "" or self.path == allowed.path or self.path.startswith(allowed.path + "/")
+
+
+PLAIN_WRITING = "write the Base URL as scheme, host, port and path only, like https://api.example.com/v1"
+
+
+def plain_path(path: str, url: str) -> str:
+    """``path`` without its trailing slashes and repeated slashes; ``BaseUrlRefused`` when ``url`` has a
+    query, a fragment or user info, or its path has a ``.``/``..`` segment or any percent-encoding
+    (``%2e%2e`` is ``..`` to some servers): such a URL could leave an allowed path."""
+    parts = urlsplit(url.strip())
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        raise BaseUrlRefused(f"the Base URL may not have a query or a fragment: {PLAIN_WRITING}")
+    if parts.username is not None or parts.password is not None:
+        raise BaseUrlRefused(f"the Base URL may not carry a user name or password: {PLAIN_WRITING}")
+    if "%" in path or "\\" in path:
+        raise BaseUrlRefused(f"the Base URL's path may not have encoded characters: {PLAIN_WRITING}")
+    segments = [s for s in unquote(path).split("/") if s]
+    if any(s in (".", "..") for s in segments):
+        raise BaseUrlRefused(f"the Base URL's path may not have . or .. segments: {PLAIN_WRITING}")
+    return "/" + "/".join(segments) if segments else ""
 
 
 def allowed_endpoints(environ: Mapping[str, str] | None = None) -> list[Endpoint]:
@@ -269,15 +292,47 @@ class GuardedBackend(httpcore.NetworkBackend):
         self._inner.sleep(seconds)
 
 
+class AllowlistTransport(httpx.BaseTransport):
+    """A transport that checks each request's final URL: a request to a host that
+    ``MAE_ALLOWED_BASE_URLS`` opens must have a plain path under one of that host's allowed paths
+    (whatever the model client appended to the Base URL)."""
+
+    def __init__(self, inner: httpx.BaseTransport, allowed: Iterable[Endpoint]) -> None:
+        self._inner = inner
+        self._allowed = list(allowed)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        port = url.port or (443 if url.scheme == "https" else 80)
+        same_host = [e for e in self._allowed if (e.scheme, e.host, e.port) == (url.scheme, url.host, port)]
+        if same_host:
+            path = url.raw_path.split(b"?", 1)[0].decode("ascii", "replace")
+            try:
+                ok = any(Endpoint.of(f"{url.scheme}://{url.host}:{port}{path}").within(e) for e in same_host)
+            except BaseUrlRefused:
+                ok = False
+            if not ok:
+                raise BaseUrlRefused(
+                    f"this public demo sends requests to {url.host} only under the paths {ALLOWED_ENV} "
+                    "names: use the Base URL exactly as the operator listed it"
+                )
+        return self._inner.handle_request(request)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
 def guarded_transport(
     resolver: Resolver = system_resolver, environ: Mapping[str, str] | None = None
-) -> httpx.HTTPTransport:
-    """An HTTP transport whose every connection passes ``GuardedBackend`` (no proxy from the
-    environment: a proxy would connect on the demo's behalf, unchecked)."""
+) -> httpx.BaseTransport:
+    """An HTTP transport whose every connection passes ``GuardedBackend`` and whose every request to an
+    allowlisted host passes ``AllowlistTransport`` (no proxy from the environment: a proxy would connect
+    on the demo's behalf, unchecked)."""
+    allowed = allowed_endpoints(environ)
     transport = httpx.HTTPTransport(trust_env=False)
     # httpx takes no network backend as an argument: its pool is replaced by an identical one that has ours
     transport._pool = httpcore.ConnectionPool(
         ssl_context=httpx.create_ssl_context(trust_env=False),
-        network_backend=GuardedBackend(resolver, allowed_endpoints(environ)),
+        network_backend=GuardedBackend(resolver, allowed),
     )
-    return transport
+    return AllowlistTransport(transport, allowed)

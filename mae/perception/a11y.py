@@ -49,6 +49,7 @@ class A11yNode(BaseModel):
     clickable: bool = False
     scrollable: bool = False
     editable: bool = False
+    password: bool = False
     bounds: Box
 
     @property
@@ -235,6 +236,7 @@ def parse_uiautomator(output: str | bytes, screen: tuple[int, int] | None = None
                 clickable=clickable,
                 scrollable=item.get("scrollable") == "true",
                 editable=class_name.endswith(EDITABLE_CLASSES),
+                password=item.get("password") == "true",
                 bounds=bounds,
             )
         )

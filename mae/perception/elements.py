@@ -40,6 +40,12 @@ class Element(BaseModel):
         description="where an icon's name came from ('' for unnamed icons and plain OCR text; 'layout': "
         "its place on screen, as the navigation bar's buttons)",
     )
+    control: Box | None = Field(
+        None,
+        description="bounds of the smallest clickable or editable accessibility node holding this element: "
+        "where a tap activates it (None without a tree)",
+    )
+    password: bool = Field(False, description="a password field (the accessibility tree's password flag)")
 
     @property
     def center(self) -> tuple[int, int]:

@@ -89,6 +89,11 @@ def _label_box(node: A11yNode, nodes: Sequence[A11yNode]) -> Box:
     return min(inside, key=lambda n: (n.bounds[1], n.bounds[0])).bounds if inside else node.bounds
 
 
+def _reach(node: A11yNode) -> dict[str, object]:
+    """What an element inside ``node`` records of it: the bounds a tap activates, the password flag."""
+    return {"control": node.bounds, "password": node.password}
+
+
 def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
     """``elements`` (OCR texts and detected icons) named and typed by ``tree``, plus unseen controls."""
     # A node names an icon when it describes an image (content description) or is a labelled control;
@@ -105,13 +110,15 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
     fused: list[Element] = []
     named_at: dict[int, int] = {}
     for element in elements:
+        holder = _smallest(clickable, element, float("inf"))
+        reach: dict[str, object] = {} if holder is None else _reach(holder)
         if element.kind == "text":
             if any(_contains(n, element.center) for n in editable):
-                fused.append(element.model_copy(update={"role": "field"}))
+                fused.append(element.model_copy(update={"role": "field", **reach}))
             elif _smallest(clickable, element, ICON_NODE_RATIO) is not None:
-                fused.append(element.model_copy(update={"role": "button"}))
+                fused.append(element.model_copy(update={"role": "button", **reach}))
             else:
-                fused.append(element)
+                fused.append(element.model_copy(update=reach) if reach else element)
             continue
         control = _namer(clickable, element, elements)
         named = _namer(naming, element, elements)
@@ -135,6 +142,7 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             _contains(n, element.center) for n in clickable
         ):
             continue  # unnamed and not interactive: decoration
+        update.update(reach)
         result = element.model_copy(update=update) if update else element
         if update.get("named_by") == "a11y" and named is not None:
             # Several shapes inside one labelled node (a photo's parts) are one thing: keep the largest.
@@ -159,6 +167,7 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
                 source=tree.source,
                 role="field" if node.editable else "button",
                 named_by="a11y",
+                **_reach(node),
             )
         )
     fused_texts = [e for e in fused if e.kind == "text"]

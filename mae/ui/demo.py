@@ -14,7 +14,7 @@ import gradio as gr
 
 from mae.device import VIRTUAL
 from mae.public_mode import is_public
-from mae.ui import space
+from mae.ui import guard, space, visitors
 from mae.ui.admission import Admission, max_runs
 from mae.ui.evaluate_tab import build_evaluate_tab
 from mae.ui.history_page import build_history_tab
@@ -40,8 +40,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         backend.pool.restrict(frozenset({VIRTUAL}))
         lister = list
     admission = PublicRuns(backend, Admission(max_runs())) if public else None
-    with gr.Blocks(title="Mobile-Agent-E") as demo:
-        state = gr.State(None)
+    with gr.Blocks(title="Mobile-Agent-E", **visitors.blocks_options(public)) as demo:
+        state = gr.State(None, **visitors.state_options(public))
         saved = gr.BrowserState({}, storage_key=SETTINGS_KEY)
         gr.Markdown(
             "**Mobile-Agent-E** — a self-evolving phone assistant: type a task, pick a phone and a model, "
@@ -78,6 +78,8 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         demo.load(on_load, saved, load_outputs, show_progress="hidden").then(
             run.attach, state, run.outputs, **run_kw
         )
+        if public:
+            demo.unload(visitors.drop_session(demo))
     return demo
 
 
@@ -89,8 +91,10 @@ def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
     """
     demo.queue(default_concurrency_limit=8)
     kwargs.setdefault("max_file_size", MAX_UPLOAD)
-    # FastAPI's own route list (/openapi.json) would answer before any login: not served at all
-    kwargs.setdefault("app_kwargs", {"openapi_url": None, "docs_url": None, "redoc_url": None})
+    kwargs.setdefault(
+        "app_kwargs", guard.app_kwargs(login=kwargs.get("auth") is not None, public=is_public())
+    )
+    kwargs.update(visitors.launch_options(is_public()))
     return demo.launch(
         css=CSS,
         theme=gr.themes.Soft(),

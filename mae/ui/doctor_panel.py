@@ -22,7 +22,7 @@ from mae.serving.doctor import ROLE, run_doctor
 from mae.serving.doctor_fit import DEFAULT_TRIALS
 from mae.serving.doctor_report import render_picture, summary_markdown, write_report
 from mae.ui.forms import RunForm, settings_from_form
-from mae.ui.session import error_message
+from mae.ui.session import error_markdown
 
 DOCTOR_HINT = (
     f"Sends {DEFAULT_TRIALS} calibration screenshots to the Operator's model and measures where its taps "
@@ -76,7 +76,7 @@ class DoctorPanel:
                 configured = settings.coordinates or family_convention(client.profile(ROLE).model)
                 report = run_doctor(client, progress=step, configured_name=configured)
             except MaeError as exc:
-                text = f"**The model could not be checked:** {error_message(exc)}"
+                text = f"**The model could not be checked:** {error_markdown(exc)}"
                 return gr.update(value=text), gr.update(visible=False, value=None)
             folder = settings.log_dir / time.strftime("doctor-%Y%m%d-%H%M%S")
             try:

@@ -42,6 +42,7 @@ from mae.ui.judge_view import (
 )
 from mae.ui.runner import Backend
 from mae.ui.task_picker import build_task_picker
+from mae.ui.text import md_text
 
 MAX_UI_WORKERS = 8
 
@@ -170,7 +171,7 @@ def progress_markdown(job: EvalJob | None) -> str:
         return "Pick tasks and press **Start evaluation**."
     finished = len(read_results(job.folder)) if (job.folder / RESULTS_FILE).exists() else 0
     if job.error:
-        state = f"✖ **Stopped:** {job.error}"
+        state = f"✖ **Stopped:** {md_text(job.error)}"
     elif job.done:
         state = (
             "✔ **Finished**" if finished == job.total else "■ **Stopped** (resume it from the command line)"
@@ -327,7 +328,7 @@ def build_evaluate_tab(
                     workers=int(parallel or 1),
                 )
             except Exception as exc:
-                yield job, f"**Cannot start:** {exc}", gr.skip(), gr.skip(), gr.skip()
+                yield job, f"**Cannot start:** {md_text(str(exc))}", gr.skip(), gr.skip(), gr.skip()
                 return
             while not job.done:
                 yield (

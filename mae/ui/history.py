@@ -18,6 +18,7 @@ from typing import Any
 from PIL import Image
 
 from mae.run.results import exit_text
+from mae.ui.text import md_text
 from mae.ui.views import StageRecord, StepRecord, as_dict, step_html
 from mae.wording import counted
 
@@ -336,9 +337,9 @@ def summary_markdown(replay: RunReplay) -> str:
     tokens = int(_number(totals.get("input_tokens"))) + int(_number(totals.get("output_tokens")))
     reason = info.exit_reason or info.status
     return (
-        f"**Task:** {info.task}\n\n**Exit:** {exit_text(reason)} (`{reason}`) · "
+        f"**Task:** {md_text(info.task)}\n\n**Exit:** {md_text(exit_text(reason))} ({md_text(reason)}) · "
         f"{counted(info.steps, 'step')} · {info.seconds:.1f} s · {counted(calls, 'model call')} · "
-        f"{tokens} tokens · `{info.path.name}`"
+        f"{tokens} tokens · {md_text(info.path.name)}"
     )
 
 

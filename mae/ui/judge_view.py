@@ -35,6 +35,7 @@ from mae.eval.plots import grader_label
 from mae.eval.records import RESULTS_FILE, TaskRecord, read_results
 from mae.eval.report import RUN_HEADERS, judged, pct, run_cells, write_reports
 from mae.ui.runner import Backend
+from mae.ui.text import md_text
 
 MAX_RUBRICS = 16
 RESULT_COLUMNS = ["task run", "exit", *RUN_HEADERS, "graded by"]
@@ -200,7 +201,7 @@ def build_judge_view(
         try:
             record = next((r for r in read_results(path) if r.key == key), None)
         except MaeError as exc:
-            return status(f"✖ {exc}")
+            return status(f"✖ {md_text(str(exc))}")
         if record is None:
             return status("That task run is not in the folder any more: refresh the list.")
         if on_screen is None or not on_screen.same_run(path, key, run_stamp(record)):
@@ -214,7 +215,7 @@ def build_judge_view(
             save_marks(path, marks)
             write_reports(path)
         except (MaeError, OSError) as exc:
-            return status(f"✖ Could not save the marks: {exc}")
+            return status(f"✖ Could not save the marks: {md_text(str(exc))}")
         marked = judged_record(path, key)
         score = pct(satisfaction(marked)) if marked else "–"
         return status(

@@ -5,7 +5,7 @@ The server binds 127.0.0.1 unless told otherwise; Gradio's own ``GRADIO_SERVER_N
 ``MAE_AUTH=user:password`` turns on a login, ``MAE_SHARE=1`` a public share link, and
 ``MAE_APPROVAL_TIMEOUT`` (seconds, default 300) bounds how long a sensitive action waits for an answer.
 Uploads are limited to ``MAX_UPLOAD`` and kept in a temporary folder of this server alone (under mae's
-data folder, unless ``GRADIO_TEMP_DIR`` names one), removed when the server stops.
+data folder, unless ``GRADIO_TEMP_DIR`` names one), removed when the server stops (Ctrl-C or SIGTERM).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
+import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -67,6 +69,15 @@ def remove_private_temp_dir(folder: Path | None, environ: dict[str, str] | None 
     assert environ is not None
     if environ.get(TEMP_ENV) == str(folder):
         del environ[TEMP_ENV]
+
+
+def stop_on_sigterm() -> None:
+    """Let SIGTERM end the server the way Ctrl-C does, so its clean-up (the temp folder) runs."""
+
+    def stop(_signum: int, _frame: Any) -> None:
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,7 +15,7 @@ import gradio as gr
 from mae.errors import MaeError
 from mae.ui import memory_tab
 from mae.ui.runner import Backend
-from mae.ui.session import error_message
+from mae.ui.session import error_markdown, error_message
 
 
 @dataclass
@@ -75,7 +75,7 @@ def build_memory_tab(backend: Backend, *, visible: bool = True) -> MemoryPage:
         try:
             view = memory_tab.load_view(store(), backend.usage_policy())
         except MaeError as exc:
-            return (f"✖ {error_message(exc)}", *[gr.skip()] * 5)
+            return (f"✖ {error_markdown(exc)}", *[gr.skip()] * 5)
         choices = [str(v) for v in reversed(view.versions)]
         return (
             view.header(),

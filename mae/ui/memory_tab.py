@@ -24,7 +24,7 @@ from mae.memory.shortcuts import (
     dump_shortcuts,
     shortcut_entries,
 )
-from mae.ui.text import readable
+from mae.ui.text import md_text, readable
 from mae.wording import counted
 
 SHORTCUT_COLUMNS = ["name", "arguments", "status", "calls", "successes", "failures", "streak", "description"]
@@ -146,7 +146,7 @@ def refused_shortcuts(data: Any) -> str | None:
     try:
         entries = shortcut_entries(data)
     except ShortcutsFileError as exc:
-        return f"✖ The Shortcuts cannot be read: {exc}. Nothing was saved."
+        return f"✖ The Shortcuts cannot be read: {md_text(str(exc))}. Nothing was saved."
     refused = [
         checked
         for key, value in entries
@@ -154,7 +154,7 @@ def refused_shortcuts(data: Any) -> str | None:
     ]
     if not refused:
         return None
-    lines = "\n".join(f"- **{r.name}**: {r.reason}" for r in refused)
+    lines = "\n".join(f"- **{md_text(r.name)}**: {md_text(r.reason)}" for r in refused)
     noun = "this Shortcut is" if len(refused) == 1 else "these Shortcuts are"
     return (
         f"✖ Nothing was saved: {noun} not valid. Fix {'it' if len(refused) == 1 else 'them'} in the "

@@ -55,13 +55,21 @@ def build_phone_column(*, public: bool) -> PhoneColumn:
             for op in MANUAL_OPS
         }
         reset_btn = gr.Button("↺ Reset phone", size="sm", elem_id="mae-reset-phone")
-    overlay = gr.Checkbox(value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay")
+    overlay = gr.Checkbox(  # OCR outside the line of runs: private only
+        value=False, label="Show the Perceptor's boxes", elem_id="mae-overlay", visible=not public
+    )
     live_timer = gr.Timer(LIVE_FPS)
     return PhoneColumn(phone, manual_status, manual_buttons, reset_btn, overlay, live_timer)
 
 
 def wire_phone_column(
-    column: PhoneColumn, panel: PhonePanel, state: gr.State, device: gr.Dropdown, fresh: gr.Checkbox
+    column: PhoneColumn,
+    panel: PhonePanel,
+    state: gr.State,
+    device: gr.Dropdown,
+    fresh: gr.Checkbox,
+    *,
+    public: bool,
 ) -> None:
     """Live picture, boxes, taps and buttons act on the phone ``device`` names, for the tab ``state``;
     picking another phone shows it and relabels ``fresh``."""
@@ -75,7 +83,10 @@ def wire_phone_column(
         concurrency_limit=2,
         concurrency_id="live",
     )
-    column.overlay.change(panel.on_overlay, [state, column.overlay, device], phone, show_progress="hidden")
+    if not public:  # the boxes run OCR outside the line of runs: not registered for visitors
+        column.overlay.change(
+            panel.on_overlay, [state, column.overlay, device], phone, show_progress="hidden"
+        )
 
     manual_kw: dict[str, Any] = {
         "concurrency_limit": 1,

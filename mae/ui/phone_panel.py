@@ -18,7 +18,7 @@ from mae.ui import space
 from mae.ui.devices import display_image, display_size, manual_action, reset_phone, to_screen
 from mae.ui.phone_view import TabState
 from mae.ui.runner import Backend
-from mae.ui.session import error_message
+from mae.ui.session import error_markdown, error_message
 
 MANUAL_HINT = (
     "Click the screen to tap there, or use the buttons (when no run is active or a run waits for approval)."
@@ -52,7 +52,7 @@ class PhonePanel:
                 tab.refresh(lambda: screen, self.perceptor, force=True)
             return tab, tab.shown(), space.MANUAL_OFF if is_public() else MANUAL_HINT
         except Exception as exc:
-            return tab, gr.skip(), f"⚠ {error_message(exc)}"
+            return tab, gr.skip(), f"⚠ {error_markdown(exc)}"
 
     def on_tick(self, tab: TabState | None, device_name: str) -> Any:
         """The live view: a new picture when the phone changed (idle, or between a run's steps)."""
@@ -97,7 +97,7 @@ class PhonePanel:
         try:
             screen = manual_action(self.backend.pool.get(name), op, arguments, paused_run=paused)
         except Exception as exc:
-            return gr.skip(), f"⚠ {error_message(exc)}"
+            return gr.skip(), f"⚠ {error_markdown(exc)}"
         done = f"{op}({', '.join(str(v) for v in arguments.values())})"
         return self._show(tab, screen), f"Did `{done}`."
 
@@ -107,7 +107,7 @@ class PhonePanel:
             screen_size = self.backend.pool.get(name).screen_size()
             x, y = to_screen(evt.index, display_size(screen_size), screen_size)
         except Exception as exc:
-            return gr.skip(), f"⚠ {error_message(exc)}"
+            return gr.skip(), f"⚠ {error_markdown(exc)}"
         return self.manual(tab, name, "Tap", {"x": x, "y": y})
 
     def on_reset(self, tab: TabState | None, name: str) -> tuple[Any, str]:
@@ -119,7 +119,7 @@ class PhonePanel:
         try:
             screen = reset_phone(self.backend.pool.get(name))
         except Exception as exc:
-            return gr.skip(), f"⚠ {error_message(exc)}"
+            return gr.skip(), f"⚠ {error_markdown(exc)}"
         self.registry.forget(name)  # its last run no longer describes the phone
         what = "back to its first state" if name == VIRTUAL else "on its home screen"
         return self._show(tab, screen), f"The phone is {what}."

@@ -25,6 +25,32 @@ MAX_WAIT_POLLS = 3600
 """How many one-second waits a visitor spends in line at most (an hour) before being asked to retry."""
 
 
+MALLOC_ARENAS = 2
+"""glibc heap arenas a public server uses (``M_ARENA_MAX``): by default each of the many handler
+threads gets its own, and what visitors' page loads and runs freed stays in them."""
+M_ARENA_MAX = -8
+
+
+def _libc() -> Any:
+    name = ctypes.util.find_library("c")
+    if not name:
+        return None
+    try:
+        return ctypes.CDLL(name)
+    except OSError:
+        return None
+
+
+def limit_arenas(arenas: int = MALLOC_ARENAS) -> None:
+    """Let this process's threads share ``arenas`` glibc heap arenas (as ``MALLOC_ARENA_MAX`` would),
+    so freed memory is reused across threads instead of staying resident per thread; nothing where
+    there is no glibc."""
+    libc = _libc()
+    mallopt = getattr(libc, "mallopt", None)
+    if mallopt is not None:
+        mallopt(M_ARENA_MAX, arenas)
+
+
 def release_memory() -> None:
     """Give the memory finished runs freed back to the system: shrink onnxruntime's OCR arenas to their
     first block (they stay at the peak of concurrent screens otherwise), collect cycles, then ask glibc
@@ -32,14 +58,9 @@ def release_memory() -> None:
     would otherwise keep the server's resident size at its peak). Nothing happens where there is no glibc."""
     release_arena_memory()
     gc.collect()
-    name = ctypes.util.find_library("c")
-    if not name:
-        return
-    try:
-        trim = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):
-        return
-    trim(0)
+    trim = getattr(_libc(), "malloc_trim", None)
+    if trim is not None:
+        trim(0)
 
 
 def busy_note(task: str) -> str:
@@ -57,6 +78,7 @@ class PublicRuns:
     def __init__(self, backend: Backend, admission: Admission, session_ttl_s: float | None = None) -> None:
         self.backend = backend
         self.admission = admission
+        limit_arenas()
         self.session_ttl_s = space.session_ttl() if session_ttl_s is None else session_ttl_s
 
     def join(self, session: str) -> Ticket:

@@ -18,6 +18,7 @@ import gradio as gr
 
 from mae.device import VIRTUAL
 from mae.errors import MaeError
+from mae.ui import visitors
 from mae.ui.devices import attached, default_device, device_choices
 from mae.ui.forms import REMEMBERED, missing_keys, restorable
 from mae.ui.live import LiveRun
@@ -27,7 +28,7 @@ from mae.ui.phone_view import TabState
 from mae.ui.public_runs import PublicRuns, busy_note
 from mae.ui.run_form import RULE_NAMES, RunFormFields, build_run_form, fresh_label, read_form, wire_run_form
 from mae.ui.runner import Backend
-from mae.ui.session import RunController, error_message
+from mae.ui.session import RunController, error_markdown
 from mae.ui.views import (
     RunView,
     approval_html,
@@ -201,7 +202,7 @@ def build_run_tab(
                     ticket = None  # the run gives it back when it ends
                     tab.run = run
         except Exception as exc:
-            refusal, offer = f"**Cannot start:** {error_message(exc)}", False
+            refusal, offer = f"**Cannot start:** {error_markdown(exc)}", False
         finally:
             if admission is not None and ticket is not None:
                 admission.leave(ticket)
@@ -260,7 +261,7 @@ def build_run_tab(
     reject_btn.click(answer(False), [state, device], approval_box, queue=False)
 
     panel = PhonePanel(backend)
-    wire_phone_column(column, panel, state, device, form.fresh)
+    wire_phone_column(column, panel, state, device, form.fresh, public=public)
 
     def on_load(remembered_values: Any) -> tuple[tuple[Any, ...], list[Any]]:
         values = remembered_values if isinstance(remembered_values, dict) else {}
@@ -274,6 +275,9 @@ def build_run_tab(
             chosen = values["device"]
         tab = TabState(run=running)  # a reload re-attaches to the run going on the phone
         tab, image, message = panel.current_screen(tab, chosen)
+        if public:  # a page load keeps no picture on the server (mae.ui.visitors)
+            tab.picture = None
+            visitors.page_loaded()
         restored = [
             gr.update(value=values[name]) if restorable(name, values.get(name), RULE_NAMES) else gr.skip()
             for name in REMEMBERED

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mae.run.events import Event, EventListener
-from mae.ui.text import readable
+from mae.ui.text import md_text, readable
 
 DEFAULT_APPROVAL_TIMEOUT_S = 300.0
 
@@ -177,6 +177,11 @@ class RunController:
     def join(self, timeout_s: float | None = None) -> None:
         if self._thread is not None:
             self._thread.join(timeout_s)
+
+
+def error_markdown(exc: BaseException) -> str:
+    """``error_message`` to put inside Markdown: shown as the same letters (``mae.ui.text.md_text``)."""
+    return md_text(error_message(exc))
 
 
 def error_message(exc: BaseException) -> str:

@@ -192,3 +192,54 @@ def test_a_presets_own_host_is_not_looked_up_when_a_run_starts() -> None:
         check_base_url("http://127.0.0.1:8000/v1", public=True, resolver=resolver, environ={})
     with pytest.raises(BaseUrlRefused):  # nor is plain http to a preset's host name
         check_base_url("http://api.openai.com/v1", public=True, resolver=resolver, environ={})
+
+
+ESCAPES = [
+    "http://127.0.0.1:8000/v1/../admin/shutdown?x=",
+    "http://127.0.0.1:8000/v1/../admin/shutdown#",
+    "http://127.0.0.1:8000/v1/%2e%2e/admin",
+    "http://127.0.0.1:8000/v1/%2E%2E/admin",
+    "http://127.0.0.1:8000/v1/.%2e/admin",
+    "http://127.0.0.1:8000/v1/./../admin",
+    "http://127.0.0.1:8000/v1/%2fadmin",
+    "http://127.0.0.1:8000/v1?next=/admin",
+    "http://127.0.0.1:8000/v1#/admin",
+    "http://127.0.0.1:8000/v1/..",
+    "http://127.0.0.1:8000/v1\\..\\admin",
+    "http://user:pw@127.0.0.1:8000/v1",
+]
+
+
+@pytest.mark.parametrize("url", ESCAPES)
+def test_an_allowed_path_cannot_be_left(url: str) -> None:
+    environ = {"MAE_ALLOWED_BASE_URLS": "http://127.0.0.1:8000/v1"}
+    with pytest.raises(BaseUrlRefused) as caught:
+        check_base_url(url, public=True, resolver=FakeResolver(), environ=environ)
+    assert "Base URL" in str(caught.value) or "public demo" in str(caught.value)
+
+
+def test_plain_paths_are_normalised_before_the_comparison() -> None:
+    environ = {"MAE_ALLOWED_BASE_URLS": "http://127.0.0.1:8000/v1/"}
+    for url in ("http://127.0.0.1:8000//v1", "http://127.0.0.1:8000/v1//", "http://127.0.0.1:8000/v1/sub"):
+        check_base_url(url, public=True, resolver=FakeResolver(), environ=environ)
+
+
+def test_the_transport_checks_each_requests_final_url() -> None:
+    with FakeModelServer() as server:
+        transport = base_urls.guarded_transport(
+            FakeResolver({}), environ={"MAE_ALLOWED_BASE_URLS": server.base_url}
+        )
+        root = server.base_url.rsplit("/", 1)[0]  # http://127.0.0.1:P
+        refused = [
+            f"{root}/admin/shutdown/?x=chat/completions",
+            f"{root}/admin/shutdown/chat/completions",
+            f"{server.base_url}/../admin/chat/completions",
+            f"{server.base_url}/%2e%2e/admin/chat/completions",
+            f"{root}/v1x/chat/completions",
+        ]
+        with httpx.Client(transport=transport, trust_env=False) as client:
+            for url in refused:
+                with pytest.raises(BaseUrlRefused):
+                    client.post(url, json={"model": "m", "messages": []})
+            assert server.requests == []  # nothing reached the allowed server outside its path
+            client.get(f"{server.base_url}/models?limit=1")  # under the allowed path: it goes through

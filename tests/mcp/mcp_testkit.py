@@ -21,9 +21,10 @@ REPO = Path(__file__).resolve().parents[2]
 NOTES_TASK = "Open the Notes app"
 SLOW_TASK = "Keep scrolling the home screen"
 POST_TASK = "Post the reply"
-POST_TAP = "Tap(788, 492)"
-"""The Post task's tap as the approval question shows it: the model's (560, 350) in the 768x1664 image it
-is sent, in screen pixels of the 1080x2340 virtual phone."""
+POST_TAP = "Tap(788, 1547)"
+"""The Post task's tap as the approval question shows it: the model's (560, 1100) in the 768x1664 image it
+is sent, in screen pixels of the 1080x2340 virtual phone: an empty spot of the home screen, so the
+description names the target (a tap within reach of an app icon is checked against the icon's label)."""
 
 
 def free_port() -> int:
@@ -142,7 +143,9 @@ def scripted_model() -> ScriptedModel:
                 delay_s=0.3,
             ),
             POST_TASK: TaskScript(
-                "Post it", {"name": "Tap", "arguments": {"x": 560, "y": 350}}, "Tap Post to publish the reply"
+                "Post it",
+                {"name": "Tap", "arguments": {"x": 560, "y": 1100}},
+                "Tap Post to publish the reply",
             ),
         }
     )

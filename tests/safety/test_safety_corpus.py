@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mae.actions.registry import ActionCall, make_atomic
-from mae.actions.safety import SafetyPolicy, description_target, element_at
+from mae.actions.safety import SafetyPolicy, description_target, tap_targets
 from mae.perception.elements import Element
 
 TAP = ("Tap", {"x": 500, "y": 500})
@@ -129,7 +129,7 @@ def test_safety_reason_names_the_target() -> None:
 
 def test_safety_target_lookup() -> None:
     near = Element(kind="icon", text="Send", box=(100, 100, 140, 140))
-    assert element_at([near], 120, 120) is near
-    assert element_at([near], 170, 120) is near  # within reach of a finger
-    assert element_at([near], 400, 400) is None
+    assert tap_targets([near], 120, 120) == [near]
+    assert tap_targets([near], 170, 120) == [near]  # within reach of a finger
+    assert tap_targets([near], 400, 400) == []
     assert description_target("I will tap on the 'Send' button") == "Send' button"

@@ -146,3 +146,36 @@ def test_busy_note_names_the_task_as_text() -> None:
     note = busy_note("Buy ![x](http://h/a.png) on <b>Amazon</b>")
     assert "The phone is busy" in note and "from another tab" in note and "Watch it here" in note
     assert "<b>" not in note and "![x](" not in note
+
+
+def test_sigterm_removes_the_servers_temp_folder(tmp_path: Path) -> None:
+    """``docker stop`` or a Space restart stops the demo with SIGTERM: its upload folder goes too."""
+    import signal
+    import subprocess
+    import sys
+
+    from ui_testkit import free_port
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != "GRADIO_TEMP_DIR"}
+    env.update(XDG_DATA_HOME=str(tmp_path / "data"), MAE_LOG_DIR=str(tmp_path / "runs"))
+    env.update(MAE_MEMORY_DIR=str(tmp_path / "memory"), GRADIO_ANALYTICS_ENABLED="False")
+    demo = subprocess.Popen(
+        [sys.executable, "app.py", "--port", str(free_port())],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert demo.stdout is not None
+        assert demo.stdout.readline().startswith("mae demo:")  # it answers: its folder exists now
+        folders = list((tmp_path / "data" / "mae" / "gradio-tmp").glob("server-*"))
+        assert len(folders) == 1
+        demo.send_signal(signal.SIGTERM)
+        output, _ = demo.communicate()  # the demo's exit is the signal; pytest-timeout bounds it
+    finally:
+        demo.kill()
+    assert "Traceback" not in output
+    assert not folders[0].exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import zipfile
 from pathlib import Path
@@ -67,7 +68,7 @@ def test_replay_shows_each_annotated_step_then_the_final_screen(run_dir: Path) -
     _, card = history.frame_at(replay, 99)  # clamped to the last frame
     assert "Step 3" in card and "judges the task finished" in card
     summary = history.summary_markdown(replay)
-    assert "Open Notes, then go home" in summary and "`finished`" in summary and "9 model calls" in summary
+    assert "Open Notes, then go home" in summary and "(finished)" in summary and "9 model calls" in summary
 
 
 def test_zip_holds_the_whole_run(run_dir: Path, tmp_path: Path) -> None:
@@ -136,3 +137,14 @@ def test_the_history_picker_counts_steps_in_words() -> None:
     one = RunInfo(Path("r"), "Open Notes", "finished", "finished", steps=1, seconds=2.0, started=0.0)
     assert one.label().endswith("· 1 step")
     assert RunInfo(Path("r"), "t", "finished", "finished", 3, 2.0, 0.0).label().endswith("· 3 steps")
+
+
+def test_the_summary_shows_typed_text_as_text(run_dir: Path) -> None:
+    """A task from a visitor, an MCP client or a task file never becomes an image or a link."""
+    replay = history.load_replay(run_dir)
+    task = "<img src=http://127.0.0.1:9/a.png> ![t](http://127.0.0.1:9/b.png) **bold** [x](javascript:1)"
+    info = dataclasses.replace(replay.info, task=task, exit_reason="`x` <b>")
+    summary = history.summary_markdown(dataclasses.replace(replay, info=info))
+    assert "<img" not in summary and "<b>" not in summary and "](http" not in summary
+    assert "](javascript" not in summary and "**bold**" not in summary
+    assert "http&#58;//127.0.0.1:9/b.png" in summary  # the letters stay, no URL is fetched

@@ -52,7 +52,7 @@ def test_edit_tips_and_shortcuts_with_validation(tmp_path: Path) -> None:
     for document in ({**current, **GOOD, **invalid}, invalid):
         message, saved = memory_tab.save_shortcuts(store, json.dumps(document))
         assert not saved and "Nothing was saved" in message
-        assert "Bad_One" in message and "unknown operation 'Fly'" in message and "removed" not in message
+        assert "Bad\\_One" in message and "unknown operation 'Fly'" in message and "removed" not in message
         assert [row[0] for row in memory_tab.load_view(store).shortcut_rows] == ["Tap_Type_and_Enter"]
     assert memory_tab.load_view(store).version == 1
 

@@ -3,8 +3,10 @@
 The demo runs in-process in public mode (``MAE_PUBLIC=1``). Each endpoint listed by ``view_api`` is
 called with ordinary and hostile values (an ADB address as the phone, paths, a private base URL).
 Afterwards: the shared long-term memory and run folder are unchanged, no phone other than the virtual
-one was opened and ADB was never asked, no eval started, no answer carries a server path or another
-session's file. One legitimate run through the API lands in its own session folder.
+one was opened and ADB was never asked, no eval started, no answer carries one of the server's data
+folders or another session's file (``gradio_client`` rewrites picture paths: what the raw answers
+carry is checked in ``test_ui_public_raw.py``). One legitimate run through the API lands in its own
+session folder.
 """
 
 from __future__ import annotations
@@ -187,6 +189,8 @@ def test_a_visitors_run_through_the_api_stays_in_its_own_session(public_demo: di
     for index, parameter in enumerate(parameters["parameters"]):
         if parameter["python_type"]["type"] == "str":
             arguments[index] = ""  # no typed keys, no per-agent models
+        if str(parameter.get("label", "")).startswith(("Fast mode", "Notetaker beside")):
+            arguments[index] = False  # the paper's order, which the script answers
     arguments[names.index("param_2")] = "Open Notes, then go home"
     arguments[names.index("param_4")] = "custom"  # backbone
     arguments[names.index("param_5")] = server.base_url  # the operator opened this endpoint

@@ -262,3 +262,11 @@ def test_a_visitor_cannot_make_the_server_connect_to_any_address(
     monkeypatch.setenv("MAE_ALLOW_WIFI_DEVICES", "1")
     backend.check_device_allowed("10.1.2.3:5555")  # allowed by the server's owner
     backend.check_device_allowed("virtual")
+
+
+def test_an_error_shown_in_markdown_stays_text() -> None:
+    """A "Cannot start" line quotes what the person typed (a base URL): no image, link or HTML."""
+    from mae.ui.session import error_markdown
+
+    shown = error_markdown(ValueError("cannot reach ![x](http://127.0.0.1:9/a.png) <img src=x>"))
+    assert "](http" not in shown and "<img" not in shown and "a.png" in shown
