@@ -78,6 +78,9 @@ class MobileAgentE:
             return Invalid(invalid_text(acted.raw), acted.problem or "invalid action")
         return require(acted, "Operator")
 
+    def declined(self, record: ActionRecord) -> None:
+        """Nothing of E's own: the Operator and the Manager read the refusal in the working memory."""
+
     def judge(
         self, run: RunContext, record: ActionRecord, before: Screen, after: Screen, failure: str | None
     ) -> Screen | None:

@@ -47,7 +47,7 @@ class ActionRecord(BaseModel):
         """One line for prompts: action, expectation and outcome."""
         status = "successful" if self.outcome == "A" else f"failed ({OUTCOME_MEANING[self.outcome]})"
         if not self.executed:
-            status = "invalid, not executed"
+            status = "not executed"  # the feedback says why: invalid, or declined by the user
         text = f"Action: {self.text} | Description: {self.description or '-'} | Outcome: {status}"
         if self.error:
             text += f" | Feedback: {self.error}"
