@@ -33,6 +33,15 @@ class ActionRecord(BaseModel):
     description: str = ""
     shortcut: str | None = Field(default=None, description="Shortcut name when the action called one")
     atomic_steps: list[str] = Field(default_factory=list, description="atomic operations, screen pixels")
+    written_steps: list[str] = Field(
+        default_factory=list, description="a Shortcut's atomic operations in the model's frame, for prompts"
+    )
+
+    @property
+    def prompt_steps(self) -> list[str]:
+        """The atomic operations as prompts show them: in the model's frame (older records: as run)."""
+        return self.written_steps or self.atomic_steps
+
     executed: bool = Field(default=True, description="False when invalid/refused, never ran")
     completed_steps: int = Field(default=0, description="atomic operations that ran to completion")
     outcome: Outcome = "C"

@@ -41,6 +41,10 @@ def _smallest(nodes: Sequence[A11yNode], element: Element, limit: float) -> A11y
     return min(fits, key=lambda n: n.area) if fits else None
 
 
+MIN_CONTROL_PX = 16
+"""A control the tree lists but vision did not see is listed when this much of it shows."""
+
+
 def _norm(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
@@ -127,6 +131,14 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
                 continue
             if _is_card(named, element, texts):
                 continue  # a card's picture: the card is listed by its title, where a tap on it lands
+            holder = _smallest(clickable, element, float("inf"))
+            if (
+                holder is not None
+                and holder is not named
+                and _norm(holder.label) == _norm(label)
+                and _shows_label(holder, texts)
+            ):
+                continue  # the glyph of a button listed by its text ("Directions"), not on its icon
             update.update(text=label, named_by="a11y")
         if control is not None:
             update["role"] = "field" if control.editable else "button"
@@ -136,8 +148,9 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             continue  # unnamed and not interactive: decoration
         fused.append(element.model_copy(update=update) if update else element)
     for node in clickable:
-        if not node.label:
-            continue
+        left, top, right, bottom = node.bounds
+        if not node.label or min(right - left, bottom - top) < MIN_CONTROL_PX:
+            continue  # a sliver of a control cut by a list's edge: nothing to read or tap there
         if any(_contains(node, e.center) for e in fused):
             continue
         fused.append(
