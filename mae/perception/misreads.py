@@ -8,8 +8,8 @@ Seen in real runs of the virtual suite with a real model reading the element lis
   prefix (``webOs`` -> ``webOS``, ``iOs`` -> ``iOS``; ``TVs`` and ``PCs`` keep theirs);
 - a number run into a word of four or more letters had a space (``55inch`` -> ``55 inch``; ``16GB``,
   ``1080p`` and ``2nd`` stay);
-- one character read from a box much wider than a glyph is a row of drawn symbols (five rating stars
-  read as ``9``), not text.
+- one digit read from a box much wider than a glyph is a row of drawn symbols (five rating stars read
+  as ``9``), not text.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def fix_text(text: str) -> str:
 
 
 def is_symbol_row(element: Element) -> bool:
-    """Whether ``element`` is one character read from a box far wider than a glyph."""
+    """Whether ``element`` is one digit read from a box far wider than a glyph."""
     left, top, right, bottom = element.box
-    return len(element.text.strip()) == 1 and (right - left) > GLYPH_ASPECT * max(1, bottom - top)
+    digit = element.text.strip()
+    return len(digit) == 1 and digit.isdigit() and (right - left) > GLYPH_ASPECT * max(1, bottom - top)
