@@ -44,6 +44,7 @@ class Element(BaseModel):
     )
 
     selected: bool = Field(False, description="a field's text shown selected (typing replaces it)")
+    behind: bool = Field(False, description="a text of the page dimmed behind a focused dialog")
 
     @property
     def center(self) -> tuple[int, int]:
@@ -57,6 +58,8 @@ class Element(BaseModel):
         if not self.text:
             return f"{kind} (no name)" if kind != "text" else kind
         named = f"{kind} {json.dumps(self.text, ensure_ascii=False)}"
+        if self.behind:
+            return f"{named} (dimmed, behind the dialog)"
         return f"{named} (its text is selected: typing replaces it)" if self.selected else named
 
     def line(self, x: int, y: int) -> str:

@@ -7,7 +7,8 @@
 - A clickable or editable node with a label and nothing seen inside it is added as an element of its
   own (icons drawn too faintly for the detector, controls OCR could not read).
 - With a tree whose focused window is a dialog (``tree.window``), texts and icons outside the window and
-  outside every node are the app dimmed behind the dialog, which takes no taps: they are dropped.
+  outside every node are the app dimmed behind the dialog: its icons are dropped, its texts are listed
+  last as plain text marked ``behind`` (a model still reads the page it reached under a sign-in sheet).
 - With a tree, an unnamed icon outside every clickable node is decoration (map texture, dividers,
   badges) and is dropped; so is an unnamed icon inside a control whose label the list already shows
   as text inside it (a product's star rating, the magnifier in a search box, the glyph above "Save").
@@ -100,11 +101,20 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
     naming = [n for n in tree.nodes if n.content_desc.strip() or ((n.clickable or n.editable) and n.label)]
     clickable = [n for n in tree.nodes if n.clickable or n.editable]
     editable = [n for n in tree.nodes if n.editable]
+    behind: list[Element] = []
     if tree.window is not None:
         window = tree.window
-        elements = [
+        focused = [
             e for e in elements if holds(window, e.center) or any(_contains(n, e.center) for n in tree.nodes)
         ]
+        # the page under a card or a sheet is still seen, dimmed: its texts stay, as plain text (a real
+        # sign-in sheet's list had lost the whole visible page); its icons are decoration
+        behind = [
+            e.model_copy(update={"behind": True, "role": ""})
+            for e in elements
+            if e.kind == "text" and not any(e is kept for kept in focused)
+        ]
+        elements = focused
     texts = [e for e in elements if e.kind == "text"]
     fused: list[Element] = []
     for element in elements:
@@ -165,4 +175,4 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
         )
     fused_texts = [e for e in fused if e.kind == "text"]
     icons = [e for e in fused if e.kind != "text"]
-    return [*reading_order(fused_texts), *reading_order(icons)]
+    return [*reading_order(fused_texts), *reading_order(icons), *reading_order(behind)]
