@@ -18,7 +18,9 @@ The policy looks at what the action does, not at every word of the Operator's de
 Each rule is a case-insensitive regex anchored at the start of what it looks at, so "Send" and "Post"
 buttons are gated while "Sent items", "open the first post", "remove filter" and "sign in as guest" are
 not. A match produces an ``approval_needed`` event and a call of the run's ``approver``; a refusal
-ends the run with exit reason ``rejected``.
+is fed back to the agent as the user's answer and the run goes on. Answering a permission prompt
+("While using the app", "Only this time", "Allow", "Don't allow") is not sensitive: a task that needs
+the location asks for it; granting a permission for good ("Always allow", in Settings) is.
 """
 
 from __future__ import annotations
@@ -121,7 +123,7 @@ DEFAULT_RULES: tuple[SensitiveRule, ...] = (
     SensitiveRule(
         name="permission",
         pattern=_start(
-            r"allow|grant|permit|while using the app|only this time|always allow|"
+            r"grant|always allow|allow all the time|"
             r"enable (?:access|permission)|turn on (?:location|notifications|access)"
         ),
     ),

@@ -20,7 +20,7 @@ from mae.agents.parsing import MAX_REPLY_CHARS, ProblemKind, ReplyProblem
 from mae.llm.client import ChatClient, Message
 from mae.llm.coordinates import CoordinateMapper, describe_frame, describe_model_frame, mapper_for
 from mae.llm.images import EncodedImage
-from mae.perception.elements import KEYBOARD_LINE, Perception
+from mae.perception.elements import Perception
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -93,8 +93,7 @@ class Screen:
         """W_V as prompt lines, coordinates in the space ``role``'s model answers in."""
         mapper = self.mapper(client, role)
         lines = [element.line(*mapper.to_model(*element.center)) for element in self.perception.elements]
-        if self.perception.keyboard_collapsed:
-            lines.append(KEYBOARD_LINE)
+        lines += self.perception.status_lines  # the keyboard left out, a screen still loading
         return "\n".join(lines) if lines else "(nothing was recognised on this screen)"
 
 

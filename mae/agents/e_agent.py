@@ -158,14 +158,18 @@ class MobileAgentE:
             run.on_turn(turn)
         run.emit("fast_mode", speculation="discarded", reason=why)
 
+    def declined(self, record: ActionRecord) -> None:
+        """Nothing of E's own: the Operator and the Manager read the refusal in the working memory."""
+
     def judge(
         self, run: RunContext, record: ActionRecord, before: Screen, after: Screen, failure: str | None
     ) -> Screen | None:
         memory = run.memory
         action = record.text
-        if record.shortcut:
+        failure = _in_model_frame(failure, record)
+        if record.shortcut:  # in the model's frame, as every coordinate of the prompt
             action += f"\nShortcut {record.shortcut} ran: " + "; ".join(
-                record.atomic_steps[: record.completed_steps]
+                record.prompt_steps[: record.completed_steps]
             )
         if failure:
             action += f"\nIt stopped early: {failure}"
@@ -258,3 +262,12 @@ class MobileAgentE:
             on_turn=run.on_turn,
             prompts_dir=run.prompts_dir,
         )
+
+
+def _in_model_frame(failure: str | None, record: ActionRecord) -> str | None:
+    """The execution error with the failed Shortcut step as the model wrote it (the phone names it in
+    screen pixels), so that no coordinate of the prompt is in another frame."""
+    index = record.completed_steps
+    if not failure or not record.written_steps or index >= len(record.written_steps):
+        return failure
+    return failure.replace(f"({record.atomic_steps[index]})", f"({record.written_steps[index]})", 1)

@@ -98,8 +98,8 @@ class TaskExperience(BaseModel):
         lines = []
         for action in self.memory.actions:
             line = f"- Step {action.step}: {action.summary()}"
-            if action.shortcut and action.atomic_steps:
-                line += f" | Shortcut steps: {'; '.join(action.atomic_steps)}"
+            if action.shortcut and action.prompt_steps:
+                line += f" | Shortcut steps: {'; '.join(action.prompt_steps)}"
             lines.append(line)
         return "\n".join(lines) or "(no actions were taken)"
 

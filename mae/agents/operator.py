@@ -57,6 +57,10 @@ class OperatorDecision(BaseModel):
     shortcut: str | None = None
     screen_action: dict[str, Any]
     atomic: list[str]
+    written_atomic: list[str] = Field(
+        default_factory=list,
+        description="a Shortcut's atomic operations in the model's frame (for prompts); empty otherwise",
+    )
     frame: str = Field(
         "", description="the frame the model wrote its points in, for people; empty when screen pixels"
     )
@@ -91,6 +95,7 @@ class OperatorDecision(BaseModel):
             description=self.description,
             shortcut=self.shortcut,
             atomic_steps=self.atomic,
+            written_steps=self.written_atomic,
             completed_steps=completed,
             executed=completed > 0,
         )
@@ -277,6 +282,8 @@ def parse_reply(
         atomic=[str(s) for s in steps],
         frame=frame,
     )
+    if decision.shortcut:  # its expansion as the model wrote it: the frame every prompt states
+        decision.written_atomic = [str(s) for s in resolve_call(call, shortcuts, screen=mapper.model_size)]
     decision._steps = steps
     return decision
 

@@ -95,7 +95,7 @@ def screen_check(shortcut: Shortcut, arguments: dict[str, Any], perception: Perc
     point = first_tap(shortcut, arguments)
     if point is None or not perception.elements:
         return None
-    x, y = point
+    _x, y = point
     # Lenient on purpose: wide input boxes show text only at one end, so any element in the same band
     # of rows counts. What this catches is a tap into an empty part of the screen (a blank or loading
     # page, the wrong app, coordinates remembered from another screen).
@@ -105,7 +105,7 @@ def screen_check(shortcut: Shortcut, arguments: dict[str, Any], perception: Perc
         if top - margin <= y <= bottom + margin:
             return None
     return (
-        f"nothing was recognised on the screen at the height of ({x}, {y}), where it taps first, so the "
+        "nothing was recognised on the screen at the height of the point where it taps first, so the "
         f"screen does not seem to meet its precondition ({shortcut.precondition or 'none given'}); check "
         "the screen and use atomic operations or tap coordinates from the current screen"
     )

@@ -114,6 +114,11 @@ class AgentStrategy(Protocol):
         the agent changed the phone (e.g. undid the action), else ``None``."""
         ...
 
+    def declined(self, record: ActionRecord) -> None:
+        """The person refused this sensitive action (it did not run; ``record.error`` says so): tell the
+        agent's own history, as the user's answer."""
+        ...
+
 
 def invalid_text(raw: str) -> str:
     """A one-line stand-in for an invalid action in the history: its JSON line, if any."""

@@ -218,6 +218,10 @@ class MobileAgentV1:
         entry.result = "not done yet: " + (verdict.thought or "the completion check found parts missing")
         return Invalid("Stop", "the completion check found the instruction unfinished: " + entry.result)
 
+    def declined(self, record: ActionRecord) -> None:
+        if self.history:
+            self.history[-1].result = record.error or ""
+
     def judge(
         self, run: RunContext, record: ActionRecord, before: Screen, after: Screen, failure: str | None
     ) -> Screen | None:

@@ -237,3 +237,6 @@ class MobileAgentV2:
                 f"change ({record.error}). Choose another operation or other parameters.\n"
             )
         return None
+
+    def declined(self, record: ActionRecord) -> None:
+        self.reflection = f"\n### Reflection ###\nYour last operation, {record.text}: {record.error}.\n"

@@ -19,6 +19,7 @@ from mae.llm.providers import AGENT_ROLES
 if TYPE_CHECKING:  # the evaluation modules load the model client: imported when a command runs
     from mae.eval.runner import EvalOptions
     from mae.eval.tasks import EvalTask
+    from mae.run.loop import Approver
     from mae.run.runtime import Runtime
 
 RESULTS_FILE = "results.jsonl"
@@ -89,6 +90,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="ADDRESS",
         help="spread the task runs over a Ray cluster (ADDRESS, e.g. ray://head:10001 or auto), one actor "
         "per phone; without ADDRESS a local Ray instance; needs the ray extra (pip install 'ray[default]')",
+    )
+    parser.add_argument(
+        "--sensitive",
+        choices=("ask", "allow", "deny"),
+        help="who answers sensitive actions (payment, sending, deleting...): allow (the default on the "
+        "virtual phone, which has nothing real to lose), ask at the terminal (the default on a real phone) "
+        "or deny (the agent is told the user declined); every answer is kept in results.jsonl; --yes = allow",
     )
     add_run_arguments(parser)  # device, models, --agent e|v2|v1, --max-steps, --yes, --quiet
     parser.set_defaults(func=cmd_eval)
@@ -230,6 +238,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             chosen = settings if spec is None else settings.model_copy(update={"device": spec})
             runtimes.append(build_runtime(chosen))
         runtime = runtimes[0]
+        virtual_phone = all(callable(getattr(opened.device, "state", None)) for opened in runtimes)
+        approver = _approver(args, options, virtual_phone)
         options.backbone = runtime.backbone
         options.max_steps = settings.loop.max_steps
         options.skip_planning_while_loading = settings.loop.skip_planning_while_loading
@@ -243,7 +253,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 options,
                 tasks,
                 runtime,
-                approver=make_approver(args.yes),
+                approver=approver,
                 progress=progress,
                 stop_event=stop,
             )
@@ -254,7 +264,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 tasks,
                 runtimes,
                 gate=RequestGate(args.max_in_flight or len(runtimes)),
-                approver=make_approver(args.yes),
+                approver=approver,
                 progress=progress,
                 stop_event=stop,
             )
@@ -267,6 +277,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
             opened.close()
     left_over = runner.left_over if isinstance(runner, ParallelEvalRunner) else 0
     return _finish(folder, runner.halted, stop.is_set(), left_over)
+
+
+def _approver(args: argparse.Namespace, options: EvalOptions, virtual_phone: bool) -> Approver:
+    """The approver of ``--sensitive`` (``--yes`` = allow; by default allow on the virtual phone, ask on a
+    real one), recorded in ``options``."""
+    from mae.eval.approvals import choose_policy, policy_approver
+
+    options.sensitive = choose_policy(args.sensitive, args.yes, virtual_phone)
+    if not args.quiet:
+        _say(
+            f"sensitive actions: {SENSITIVE_TEXT[options.sensitive]} (each answer is kept in {RESULTS_FILE})"
+        )
+    return policy_approver(options.sensitive, make_approver(False))
+
+
+SENSITIVE_TEXT = {
+    "allow": "approved without asking",
+    "ask": "asked at this terminal",
+    "deny": "declined without asking (the agent is told and goes on)",
+}
 
 
 def _eval_on_ray(
@@ -284,6 +314,7 @@ def _eval_on_ray(
         options.max_steps = settings.loop.max_steps
         options.skip_planning_while_loading = settings.loop.skip_planning_while_loading
         options.fast = settings.loop.fast
+        _approver(args, options, settings.device == "virtual")  # an actor cannot ask: ask declines there
         write_options(folder, options)
         _say(f"eval folder: {folder} ({len(tasks)} task(s) × {options.repeat}, {options.setting} setting)")
         runner = RayEvalRunner(
@@ -293,7 +324,7 @@ def _eval_on_ray(
             settings,
             actors=args.workers,
             max_in_flight=args.max_in_flight,
-            assume_yes=bool(args.yes),
+            assume_yes=options.sensitive == "allow",
             progress=(lambda _message: None) if args.quiet else _say,
             stop_event=stop,
         )

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from mae.errors import ConfigError, ExitReason
+from mae.eval.approvals import ApprovalEntry
 from mae.llm.coordinates import shown_action
 from mae.run.results import RunTotals
 
@@ -95,6 +96,9 @@ class TaskRecord(BaseModel):
         default_factory=list, description="Satisfaction Score after step 0 (start), 1, ..., n"
     )
     actions: list[ActionEntry] = Field(default_factory=list)
+    approvals: list[ApprovalEntry] = Field(
+        default_factory=list, description="every sensitive action of the run and its answer (--sensitive)"
+    )
     action_correct: list[bool | None] = Field(default_factory=list, description="per action (AA)")
     reflection_correct: list[bool | None] = Field(default_factory=list, description="per verdict (RA)")
     correctness_source: Grader = "none"
@@ -116,8 +120,9 @@ class TaskRecord(BaseModel):
     @property
     def termination_error(self) -> bool:
         """Ended by one of the paper's exits 2-5 (step limit, consecutive errors, repeated action,
-        unusable reply): the agent's own termination error. Harness exits (a refusal of a sensitive
-        action, a stop, a provider or phone failure, a crash) are not; reports count them apart."""
+        unusable reply): the agent's own termination error. Harness exits (a stop, a provider or
+        phone failure, a crash; a refused sensitive action in old records) are not; reports count
+        them apart."""
         return self.exit_reason in PAPER_EXITS
 
     @property

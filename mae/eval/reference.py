@@ -79,7 +79,9 @@ class _Recorder:
 
     # ---------------------------------------------------------------- finding things
     def _find(self, label: str) -> tuple[int, int, int, int] | None:
-        for name, box in self.phone.tap_targets():
+        """The box of the target named ``label``; one cut by the list's edge does not count (a person
+        scrolls it into view before tapping)."""
+        for name, box in self.phone.tap_targets(whole=True):
             if name == label and name not in NAV_LABELS:
                 return box
         return None

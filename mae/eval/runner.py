@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from mae.agents.experience import PROVIDER_DOWN_ERRORS
 from mae.device.base import Device
 from mae.errors import ConfigError, ExitReason
+from mae.eval.approvals import ApprovalEntry, SensitivePolicy
 from mae.eval.code_proxy import ProxyAction, action_correctness, reflection_correctness
 from mae.eval.prices import estimate_cost
 from mae.eval.records import RESULTS_FILE, ActionEntry, TaskRecord, append_result, read_results, task_key
@@ -54,6 +55,9 @@ class EvalOptions(BaseModel):
         None, description="the loop option (None: a folder from before it was recorded, run with it off)"
     )
     fast: bool | None = Field(None, description="Mobile-Agent-E's fast mode (None: not recorded, off)")
+    sensitive: SensitivePolicy | None = Field(
+        None, description="who answered sensitive actions (None: a folder from before it was recorded)"
+    )
     started_at: float = Field(default_factory=time.time)
 
     def same_run(self, other: EvalOptions) -> list[str]:
@@ -368,7 +372,11 @@ class EvalRunner:
         prepared = session.prepare(task.instruction)
         extra = listener or self.listener
 
+        approvals: list[ApprovalEntry] = []
+
         def on_event(event: Event) -> None:
+            if event.type == "approval":
+                approvals.append(ApprovalEntry(step=event.step, **event.data))
             if grader is not None:
                 grader(event)
             if extra is not None:
@@ -433,6 +441,7 @@ class EvalRunner:
                 )
                 for a in result.actions
             ],
+            approvals=approvals,
             totals=result.totals,
             cost_usd=cost,
             cost_note=note,

@@ -33,6 +33,15 @@ class ActionRecord(BaseModel):
     description: str = ""
     shortcut: str | None = Field(default=None, description="Shortcut name when the action called one")
     atomic_steps: list[str] = Field(default_factory=list, description="atomic operations, screen pixels")
+    written_steps: list[str] = Field(
+        default_factory=list, description="a Shortcut's atomic operations in the model's frame, for prompts"
+    )
+
+    @property
+    def prompt_steps(self) -> list[str]:
+        """The atomic operations as prompts show them: in the model's frame (older records: as run)."""
+        return self.written_steps or self.atomic_steps
+
     executed: bool = Field(default=True, description="False when invalid/refused, never ran")
     completed_steps: int = Field(default=0, description="atomic operations that ran to completion")
     outcome: Outcome = "C"
@@ -50,7 +59,7 @@ class ActionRecord(BaseModel):
         """One line for prompts: action, expectation and outcome."""
         status = "successful" if self.outcome == "A" else f"failed ({OUTCOME_MEANING[self.outcome]})"
         if not self.executed:
-            status = "invalid, not executed"
+            status = "not executed"  # the feedback says why: invalid, or declined by the user
         elif self.pending:
             status = "not judged yet (your action is used only if this one succeeded)"
         text = f"Action: {self.text} | Description: {self.description or '-'} | Outcome: {status}"

@@ -14,6 +14,8 @@ Role = Literal["", "button", "field"]
 """What the accessibility tree says an element is: ``button`` (clickable), ``field`` (editable)."""
 
 KEYBOARD_LINE = "on-screen keyboard shown (enter text with Type, not by tapping keys)"
+LOADING_LINE = "the screen is still loading (blank, or a spinner or progress bar): Wait for its content"
+"""Said where the picture shows a loading screen, whose list would hold only the navigation buttons."""
 LOADING_NAMES = frozenset(("loading", "loading spinner", "spinner", "please wait", "progress bar", "busy"))
 """Names of a loading indicator (captions, accessibility labels, the Perceptor's own name for one)."""
 CONTENT_BAND = (0.05, 0.93)
@@ -47,6 +49,9 @@ class Element(BaseModel):
     )
     password: bool = Field(False, description="a password field (the accessibility tree's password flag)")
 
+    selected: bool = Field(False, description="a field's text shown selected (typing replaces it)")
+    behind: bool = Field(False, description="a text of the page dimmed behind a focused dialog")
+
     @property
     def center(self) -> tuple[int, int]:
         left, top, right, bottom = self.box
@@ -58,7 +63,10 @@ class Element(BaseModel):
         kind: str = self.role or ("text" if self.kind == "text" else "icon")
         if not self.text:
             return f"{kind} (no name)" if kind != "text" else kind
-        return f"{kind} {json.dumps(self.text, ensure_ascii=False)}"
+        named = f"{kind} {json.dumps(self.text, ensure_ascii=False)}"
+        if self.behind:
+            return f"{named} (dimmed, behind the dialog)"
+        return f"{named} (its text is selected: typing replaces it)" if self.selected else named
 
     def line(self, x: int, y: int) -> str:
         """One element-list line with the centre given in the caller's coordinate space."""
@@ -102,9 +110,14 @@ class Perception(BaseModel):
     def icons(self) -> list[Element]:
         return [e for e in self.elements if e.kind == "icon"]
 
+    @property
+    def status_lines(self) -> list[str]:
+        """Lines the element list ends with: the keyboard left out, a screen still loading."""
+        lines = [KEYBOARD_LINE] if self.keyboard_collapsed else []
+        if self.still_loading:
+            lines.append(LOADING_LINE)
+        return lines
+
     def describe(self) -> str:
         """The element list as prompt text, one element per line."""
-        lines = [e.describe() for e in self.elements]
-        if self.keyboard_collapsed:
-            lines.append(KEYBOARD_LINE)
-        return "\n".join(lines)
+        return "\n".join([*(e.describe() for e in self.elements), *self.status_lines])

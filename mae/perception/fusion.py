@@ -7,7 +7,8 @@
 - A clickable or editable node with a label and nothing seen inside it is added as an element of its
   own (icons drawn too faintly for the detector, controls OCR could not read).
 - With a tree whose focused window is a dialog (``tree.window``), texts and icons outside the window and
-  outside every node are the app dimmed behind the dialog, which takes no taps: they are dropped.
+  outside every node are the app dimmed behind the dialog: its icons are dropped, its texts are listed
+  last as plain text marked ``behind`` (a model still reads the page it reached under a sign-in sheet).
 - With a tree, an unnamed icon outside every clickable node is decoration (map texture, dividers,
   badges) and is dropped; so is an unnamed icon inside a control whose label the list already shows
   as text inside it (a product's star rating, the magnifier in a search box, the glyph above "Save").
@@ -39,6 +40,10 @@ def _smallest(nodes: Sequence[A11yNode], element: Element, limit: float) -> A11y
     area = max(1, box_area(element.box))
     fits = [n for n in nodes if _contains(n, element.center) and n.area <= limit * area]
     return min(fits, key=lambda n: n.area) if fits else None
+
+
+MIN_CONTROL_PX = 16
+"""A control the tree lists but vision did not see is listed when this much of it shows."""
 
 
 def _norm(text: str) -> str:
@@ -101,11 +106,20 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
     naming = [n for n in tree.nodes if n.content_desc.strip() or ((n.clickable or n.editable) and n.label)]
     clickable = [n for n in tree.nodes if n.clickable or n.editable]
     editable = [n for n in tree.nodes if n.editable]
+    behind: list[Element] = []
     if tree.window is not None:
         window = tree.window
-        elements = [
+        focused = [
             e for e in elements if holds(window, e.center) or any(_contains(n, e.center) for n in tree.nodes)
         ]
+        # the page under a card or a sheet is still seen, dimmed: its texts stay, as plain text (a real
+        # sign-in sheet's list had lost the whole visible page); its icons are decoration
+        behind = [
+            e.model_copy(update={"behind": True, "role": ""})
+            for e in elements
+            if e.kind == "text" and not any(e is kept for kept in focused)
+        ]
+        elements = focused
     texts = [e for e in elements if e.kind == "text"]
     fused: list[Element] = []
     named_at: dict[int, int] = {}
@@ -135,6 +149,14 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
                 continue
             if _is_card(named, element, texts):
                 continue  # a card's picture: the card is listed by its title, where a tap on it lands
+            holder = _smallest(clickable, element, float("inf"))
+            if (
+                holder is not None
+                and holder is not named
+                and _norm(holder.label) == _norm(label)
+                and _shows_label(holder, texts)
+            ):
+                continue  # the glyph of a button listed by its text ("Directions"), not on its icon
             update.update(text=label, named_by="a11y")
         if control is not None:
             update["role"] = "field" if control.editable else "button"
@@ -154,8 +176,9 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             named_at[id(named)] = len(fused)
         fused.append(result)
     for node in clickable:
-        if not node.spoken_label:
-            continue
+        left, top, right, bottom = node.bounds
+        if not node.spoken_label or min(right - left, bottom - top) < MIN_CONTROL_PX:
+            continue  # unnamed, or a sliver of a control cut by a list's edge: nothing to read or tap there
         if any(_contains(node, e.center) for e in fused):
             continue
         shown = bool((node.text or node.inner_label) and not node.content_desc)
@@ -172,4 +195,4 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
         )
     fused_texts = [e for e in fused if e.kind == "text"]
     icons = [e for e in fused if e.kind != "text"]
-    return [*reading_order(fused_texts), *reading_order(icons)]
+    return [*reading_order(fused_texts), *reading_order(icons), *reading_order(behind)]

@@ -28,6 +28,7 @@ from mae.perception.fusion import fuse
 from mae.perception.icons import IconDetector, drop_text_regions, make_icon_detector
 from mae.perception.merge import merge_lines
 from mae.perception.ocr import OcrBackend, make_ocr
+from mae.perception.selection import mark_selected
 from mae.perception.tidy import clean_texts, tidy
 
 CHEAP_CAPTION_MODELS = ("gpt-4o-mini", "qwen-vl-plus", "gemini-1.5-flash", "claude-3-5-haiku")
@@ -127,7 +128,7 @@ class Perceptor:
         read = self._read_tree(tree_future, warnings) if tree_future is not None else None
         if read is not None:
             timings["a11y"] = read.seconds
-            elements = fuse(elements, read)
+            elements = mark_selected(fuse(elements, read), rgb)
         unnamed = [e for e in elements if e.kind == "icon" and not e.text]
         if self.captioner is not None and unnamed:
             captioner = self.captioner

@@ -1,7 +1,9 @@
 """Cleaning the element list a model reads: the Perceptor's last stage.
 
 - Status-bar glyphs (clock, signal, battery) are dropped: no task taps them.
-- Star-rating glyphs are not text: ``★★★★☆`` is dropped, ``4.5 ★★★★☆`` keeps ``4.5``.
+- Star-rating glyphs are not text: ``★★★★☆`` is dropped, ``4.5 ★★★★☆`` keeps ``4.5``, and so is one
+  character read from a row of drawn stars (``9``). Misreads that follow from letter shapes are fixed
+  by context (``mae.perception.misreads``: ``y0u``, ``Qc45``, ``webOs``, ``55inch``).
 - Glyph-only OCR junk (``.`` for a magnifier, ``口`` for a bookmark) becomes an icon, or is dropped
   when the icon detector already found that icon; a stray glyph before a Latin label (``天 46 min``)
   is cut off. This runs on OCR's lines before fusion (``clean_texts``), so the tree can name the icon.
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 from mae.perception.elements import Box, Element
 from mae.perception.geometry import box_area, holds
+from mae.perception.misreads import fix_text, is_symbol_row
 from mae.perception.screen_names import (
     RING_LETTERS,
     collapse_duplicates,
@@ -85,7 +88,9 @@ def clean_text(element: Element) -> Element | None:
     """A text element with rating stars and stray glyphs removed; an icon for glyph-only junk."""
     if element.kind != "text" or element.named_by == "a11y":
         return element
-    text = strip_cursor(_strip_leading_glyph(_strip_stars(element.text)))
+    text = fix_text(strip_cursor(_strip_leading_glyph(_strip_stars(element.text))))
+    if is_symbol_row(element.model_copy(update={"text": text})):
+        return None  # five rating stars read as "9"
     if is_ring_glyph(element.model_copy(update={"text": text})):
         return element.model_copy(update={"kind": "icon", "text": "", "named_by": ""})
     if _is_glyph(text):

@@ -58,6 +58,9 @@ V = TypeVar("V")
 
 log = logging.getLogger(__name__)
 
+DECLINED = "the user declined this action, so it did not run: find another way or stop"
+"""What the agent reads after a refused sensitive action (its error for that step)."""
+
 Approver = Callable[[ActionCall, str, int], bool]
 """``(action in screen pixels, the Operator's description, step) -> approve?`` for sensitive actions."""
 
@@ -235,7 +238,10 @@ class _Runner:
                     ExitReason.REPEATED_ACTION,
                     f"{decision.screen_text} would run {repeats + 1} times in a row",
                 )
-        self.approve(decision, screen)
+        if not self.approve(decision, screen):
+            self.record_declined(decision)
+            self.after_record(mark, 0.0, 0.0)
+            return screen
         self.check_stop()
 
         # people read the action in screen pixels, as the phone and this screenshot are
@@ -364,21 +370,34 @@ class _Runner:
         self.emit("outcome", outcome="C", progress=self.memory.progress, error_description=record.error)
         self.memory.record(record)
 
-    def approve(self, decision: OperatorDecision, screen: Screen | None = None) -> None:
+    def approve(self, decision: OperatorDecision, screen: Screen | None = None) -> bool:
+        """Ask the approver when the action is sensitive; False when the person (or the policy) declined."""
         elements = screen.perception.elements if screen is not None else None
         reason = self.safety.check(decision.call, decision.steps, decision.description, elements)
         if reason is None:
-            return
+            return True
         shown = str(decision.call)  # in screen pixels, as the person approving sees the phone
         self.emit("approval_needed", action=shown, description=decision.description, reason=reason)
         if self.approver is None:
             self.emit("warning", message=f"sensitive action ({reason}) run without approval: no approver set")
-            return
+            return True
         approved = bool(self.approver(decision.call, decision.description, self.step))
-        self.emit("approval", approved=approved, action=shown)
+        self.check_stop()  # a Stop while the question waited ends the run, whatever the answer
+        self.emit("approval", approved=approved, action=shown, reason=reason)
         self.writer.record("approval", self.step, action=shown, reason=reason, approved=approved)
-        if not approved:
-            raise RunExit(ExitReason.REJECTED, f"sensitive action refused: {shown} ({reason})")
+        return approved
+
+    def record_declined(self, decision: OperatorDecision) -> None:
+        """A refused sensitive action: not run, and the agent reads the refusal as the user's answer."""
+        record = decision.to_record(self.step, completed=0)
+        record.outcome, record.error = "C", DECLINED
+        self.writer.record(
+            "action", self.step, **record.model_dump(mode="json", exclude={"outcome", "error"})
+        )
+        self.record_outcome(record)
+        self.emit("outcome", outcome="C", progress=self.memory.progress, error_description=record.error)
+        self.memory.record(record)
+        self.agent.declined(record)
 
     def after_record(self, mark: tuple[float, int], perception_s: float, execution_s: float) -> None:
         memory, settings = self.memory, self.settings
@@ -511,7 +530,8 @@ def run_task(
     Holds the device for the whole run (``DeviceBusyError`` when another run has it). ``agent`` (default
     ``settings.agent``) picks Mobile-Agent-E (``e``), Mobile-Agent-v2 (``v2``) or Mobile-Agent v1
     (``v1``). ``tips`` and ``shortcuts`` are E's long-term memory (defaults: no Tips, the initial
-    Shortcut; the baselines ignore them). ``approver`` is asked before sensitive actions (``safety``);
+    Shortcut; the baselines ignore them). ``approver`` is asked before sensitive actions (``safety``); a
+    refusal is fed back to the agent as the user's answer (``DECLINED``) and the run goes on;
     ``shortcut_guard`` may refuse a Shortcut call with a reason the Operator gets as an error.
     ``parallel_notetaker`` (default ``settings.parallel_notetaker``) runs E's Notetaker beside the Action
     Reflector (it then sees the progress before this step's update).

@@ -14,6 +14,7 @@ from mae.agents.v1_actions import find_icon, find_text, parse_v1_action
 from mae.device.virtual import VirtualPhone
 from mae.errors import ExitReason
 from mae.perception.elements import Element, Perception
+from mae.run.loop import DECLINED
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
 TASK = "Find the price of the Ninja DZ201 air fryer on Amazon and write it in a new note in Notes."
@@ -233,7 +234,7 @@ def test_v1_refusals_and_empty_replies_end_the_run_clearly(run: RunFn, fake_serv
 def test_baselines_share_the_loop_exits(
     agent: str, run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
 ) -> None:
-    """Repeating the same action and a rejected sensitive action end a baseline like they end E."""
+    """Repeating the same action ends a baseline like it ends E; a declined sensitive action does not."""
     phone.open_app("Notes")
     x, y = next(e.center for e in phone.ground_truth() if e.text == "Notes")
     tap = f'{{"name": "Tap", "arguments": {{"x": {x}, "y": {y}}}}}'
@@ -248,19 +249,25 @@ def test_baselines_share_the_loop_exits(
     assert len(result.actions) == 3
 
     fake_server.responder = None
-    if agent == "v1":
-        fake_server.add(
-            "### Thought ###\nEnter the card.\n### Action ###\nType (4111 1111 1111 1111)", role="operator"
-        )
-    else:
-        fake_server.add(
-            "### Thought ###\nGo.\n### Action ###\n"
-            '{"name": "Type", "arguments": {"text": "4111 1111 1111 1111"}}\n'
-            "### Operation ###\nEnter the card number.",
-            role="operator",
-        )
-    result, events = run("Pay", agent=agent, approver=lambda call, description, step: False)
-    assert result.exit_reason is ExitReason.REJECTED
+    for _ in range(2):
+        if agent == "v1":
+            fake_server.add(
+                "### Thought ###\nEnter the card.\n### Action ###\nType (4111 1111 1111 1111)",
+                role="operator",
+            )
+        else:
+            fake_server.add(
+                "### Thought ###\nGo.\n### Action ###\n"
+                '{"name": "Type", "arguments": {"text": "4111 1111 1111 1111"}}\n'
+                "### Operation ###\nEnter the card number.",
+                role="operator",
+            )
+    result, events = run(
+        "Pay", agent=agent, approver=lambda call, description, step: False, loop={"max_steps": 2}
+    )
+    assert result.exit_reason is ExitReason.MAX_STEPS  # the refusal is the user's answer, not an exit
+    assert not result.actions[0].executed and result.actions[0].error == DECLINED
+    assert DECLINED in fake_server.requests_for("operator")[-1].text  # the agent's own history says so
     assert any(e.type == "approval" and e.data["approved"] is False for e in events)
 
 

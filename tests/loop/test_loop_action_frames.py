@@ -155,3 +155,45 @@ def test_the_v2_decision_agents_card_reads_in_screen_pixels_too(
     card = step_html(fold(events).steps[2])
     assert f"Step 2 — <code>{screen_text}</code>" in card
     assert f"{screen_text} · model wrote Tap({written[0]}, {written[1]}) in its 768×1664 image" in card
+
+
+def test_shortcut_expansion_reaches_the_reflector_in_the_models_frame(
+    fake_server: FakeModelServer, tmp_path: Path
+) -> None:
+    """Real case (five runs with a real model): after a Shortcut the Action Reflector read
+    ``Shortcut Tap_Type_and_Enter ran: Tap(540, 319)`` in screen pixels under a line saying every
+    coordinate is in the 768x1664 image, where (540, 319) lies below the search box."""
+    phone = VirtualPhone(*SCREEN)
+    frame = FRAMES["screen"][0]
+    mapper = CoordinateMapper(SCREEN, frame)
+    written: list[int] = []
+
+    def search(request: RecordedRequest) -> dict[str, Any]:  # Maps' search box, in the model's frame
+        box = next(e for e in phone.ground_truth() if e.text == "Search here")
+        written[:] = mapper.to_model(*box.center)
+        arguments = {"x": written[0], "y": written[1], "text": "korean restaurants"}
+        return {"name": "Tap_Type_and_Enter", "arguments": arguments}
+
+    fake_server.responder = Script(
+        [
+            Step("Open Maps", {"name": "Open_App", "arguments": {"app_name": "Maps"}}),
+            Step("Search for korean restaurants", search),
+        ]
+    )
+    result = run_task(
+        "Find korean restaurants",
+        device=phone,
+        client=_client(fake_server, "screen"),
+        perceptor=GroundTruthPerceptor(phone),
+        settings=LoopSettings(),
+        log_dir=tmp_path / "runs",
+    )
+    assert result.finished, result.message
+    screen_tap = "Tap({}, {})".format(*mapper.to_screen(*written))
+    model_tap = f"Tap({written[0]}, {written[1]})"
+    assert screen_tap != model_tap
+    reflector = fake_server.requests_for("reflector")[1].text
+    assert f"Shortcut Tap_Type_and_Enter ran: {model_tap}; Type(" in reflector
+    assert screen_tap not in reflector
+    record = result.actions[1]
+    assert record.atomic_steps[0] == screen_tap and record.written_steps[0] == model_tap

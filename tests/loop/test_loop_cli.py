@@ -71,10 +71,10 @@ def test_loop_cli_refuses_sensitive_action_without_a_terminal(
     # nothing named there (in the 768x1664 image the CLI sends): the description says what it does
     post = {"name": "Tap", "arguments": {"x": 569, "y": 356}}
     fake_server.responder = Script([Step("Post", post, description="Tap Post to publish the reply")])
-    assert main(cli(fake_server, tmp_path)) == 9
+    assert main(cli(fake_server, tmp_path)) == 0  # the agent is told the user declined, and goes on
     out = capsys.readouterr().out
     assert "refused sensitive action Tap(800, 501) (Tap Post to publish the reply)" in out
-    assert "rerun with --yes" in out and "sending a message" in out
+    assert "rerun with --yes" in out and "outcome: C  the user declined this action" in out
     fake_server.responder = Script([Step("Post", post, description="Tap Post to publish the reply")])
     assert main(cli(fake_server, tmp_path, "--yes")) == 0
     # the progress line reads in screen pixels, as the approval does, with the model's own text labelled

@@ -15,6 +15,7 @@ from mae.actions.registry import ActionCall
 from mae.device.virtual import VirtualPhone
 from mae.errors import DeviceBusyError, DeviceError, ExitReason
 from mae.run.events import Event
+from mae.run.loop import DECLINED
 from mae.run.results import EXIT_CODES
 from mae.testing.fake_model_server import FakeModelServer, FakeReply
 
@@ -150,9 +151,11 @@ def test_loop_stop_before_start(run: RunFn, fake_server: FakeModelServer) -> Non
     assert result.exit_reason is ExitReason.STOPPED and not fake_server.requests
 
 
-def test_loop_rejected_sensitive_action(
+def test_loop_declined_sensitive_action_is_the_users_answer(
     run: RunFn, phone: VirtualPhone, fake_server: FakeModelServer
 ) -> None:
+    """A refusal does not end the run: the step is recorded as not run, the agent reads the user's
+    answer and goes on another way."""
     asked: list[tuple[ActionCall, str, int]] = []
 
     def approver(call: ActionCall, description: str, step: int) -> bool:
@@ -165,16 +168,23 @@ def test_loop_rejected_sensitive_action(
                 "Post",
                 {"name": "Tap", "arguments": {"x": 800, "y": 500}},  # nothing named there on the home screen
                 description="Tap Post to publish the reply",
-            )
+            ),
+            Step("Keep it as a note", {"name": "Open_App", "arguments": {"app_name": "Notes"}}),
         ]
     )
     result, events = run("Post on X", approver=approver)
-    assert result.exit_reason is ExitReason.REJECTED and "sending a message" in result.message
-    assert asked[0][0].name == "Tap" and asked[0][2] == 1
-    assert "sensitive action refused: Tap(800, 500)" in result.message
-    assert not result.actions and phone.screen_name == "home"
-    kinds = [e.type for e in events]
-    assert "approval_needed" in kinds and "approval" in kinds
+    assert result.finished and result.exit_reason is ExitReason.FINISHED
+    assert asked[0][0].name == "Tap" and asked[0][2] == 1 and len(asked) == 1
+    declined, opened = result.actions
+    assert not declined.executed and declined.outcome == "C" and declined.error == DECLINED
+    assert opened.executed and phone.state().app == "Notes"
+    assert not any(entry.action == "Tap(800, 500)" for entry in phone.log)
+    second_operator = fake_server.requests_for("operator")[1]
+    assert "the user declined this action" in second_operator.text
+    approval = next(e for e in events if e.type == "approval")
+    assert approval.data["approved"] is False and "sending a message" in approval.data["reason"]
+    steps = [json.loads(line) for line in (result.run_dir / "steps.jsonl").read_text().splitlines()]
+    assert any(r["kind"] == "approval" and r["approved"] is False for r in steps)
 
 
 def test_loop_approved_sensitive_action_runs(

@@ -149,9 +149,9 @@ async def _main_scenario(fake: FakeModelServer, tmp_path: Path) -> None:
         one = await client.call_tool("get_run", {"name": runs[-1]["name"]})
         assert one.structured_content["task"] == NOTES_TASK and one.structured_content["actions"]
 
-        # the agent's own sensitive action is refused too, and the run says why
+        # the agent's own sensitive action is refused too (it is told and goes on), and the run says why
         refused = await client.call_tool("run_task", {"task": POST_TASK})
-        assert refused.structured_content["exit_reason"] == "rejected", text_of(refused)
+        assert refused.structured_content["exit_reason"] == "finished", text_of(refused)
         assert "cannot ask a person" in text_of(refused)
 
         tips = await client.call_tool("memory_tips", {})

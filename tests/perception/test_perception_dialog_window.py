@@ -30,11 +30,15 @@ def _seen() -> list[Element]:
     ]
 
 
-def test_texts_and_icons_outside_a_focused_dialog_are_dropped_but_not_the_navigation_bar() -> None:
-    kept = {e.text for e in fuse(_seen(), _tree(DIALOG))}
+def test_outside_a_focused_dialog_icons_are_dropped_and_texts_listed_as_dimmed_behind_it() -> None:
+    """Real case: a sign-in sheet's "after" list had dropped the whole visible page under it."""
+    fused = fuse(_seen(), _tree(DIALOG))
+    kept = {e.text for e in fused}
     assert {"Sign in to Amazon", "Not now", "back button"} <= kept
-    assert "Search Amazon" not in kept
-    assert all(e.center[1] > 800 for e in fuse(_seen(), _tree(DIALOG)))
+    (page,) = [e for e in fused if e.center[1] < 800]
+    assert page.text == "Search Amazon" and page.behind and page.role == ""
+    assert page.label == 'text "Search Amazon" (dimmed, behind the dialog)' and fused[-1] is page
+    assert not any(e.behind for e in fused if e is not page)
 
 
 def test_without_a_window_nothing_is_dropped_for_lying_outside_it() -> None:

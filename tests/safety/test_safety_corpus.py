@@ -38,8 +38,7 @@ GATED: list[tuple[str, tuple[str, dict[str, Any]], str | None]] = [
     ("Clean up", TAP, "Clear all data"),
     ("Tap the button", TAP, "Install"),
     ("Remove the app", TAP, "Uninstall"),
-    ("Accept the prompt", TAP, "Allow"),
-    ("Accept location", TAP, "While using the app"),
+    ("Keep the permission", TAP, "Always allow"),
     ("Leave the account", TAP, "Sign out"),
     ("Tap the link", TAP, "Sign in with Google"),
     ("Tap the option", TAP, "Change password"),
@@ -90,6 +89,11 @@ NOT_GATED: list[tuple[str, tuple[str, dict[str, Any]], str | None]] = [
     ("Tap Sign in later", TAP, "Not now"),
     ("Open the post by Alice", TAP, None),
     ("Read the messages", ("Open_App", {"app_name": "Messages"}), None),
+    # answering a permission prompt the task needs (real case: h_korean_late_night, Maps' location prompt)
+    ("Allow location access only this time to see nearby restaurants", TAP, "Only this time"),
+    ("Accept the prompt", TAP, "Allow"),
+    ("Accept location", TAP, "While using the app"),
+    ("Dismiss the notification prompt", TAP, "Don't allow"),
 ]
 
 

@@ -172,8 +172,8 @@ def run_to_end_from(controller: RunController, view: RunView) -> RunView:
 def test_sensitive_action_waits_for_the_user(tmp_path: Path, approve: bool) -> None:
     phone = VirtualPhone()
     script = two_step_script(second_description="Send the message to Alice", second_action=SEND_TAP)
-    if not approve:
-        script = Script(script.manager[:2], script.operator, script.reflector[:1], script.notetaker[:1])
+    if not approve:  # the declined action is not run or judged; the Manager then finishes
+        script = Script(script.manager, script.operator, script.reflector[:1], script.notetaker[:1])
     with FakeModelServer() as server:
         script.load(server)
         backend = make_backend(settings_for(tmp_path, server.base_url), phone)
@@ -188,8 +188,7 @@ def test_sensitive_action_waits_for_the_user(tmp_path: Path, approve: bool) -> N
         assert controller.answer(approve) is True
         view = run_to_end_from(controller, view)
         server.assert_done()
-    expected = "finished" if approve else "rejected"
-    assert view.finished is not None and view.finished["exit_reason"] == expected
+    assert view.finished is not None and view.finished["exit_reason"] == "finished"  # a refusal goes on
     assert view.steps[2].approval is approve
     assert any(entry.action == "Tap(900, 399)" for entry in phone.log) is approve
 

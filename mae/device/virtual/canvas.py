@@ -3,8 +3,9 @@
 Screens are laid out in design units (1080 wide) on a ``Canvas``, which scales to screen pixels and
 records, for every drawing call, the operation (painted later, only when a screenshot is asked for),
 the ground-truth ``Element`` (texts with their tight ink box, icons with a caption) and the tappable
-regions. A scroll view translates its content and keeps only rows that fit entirely in the viewport,
-so every drawn text is whole and the ground truth never lists half-hidden labels.
+regions. A scroll view translates its content; a row cut by the viewport's edge (the screen's bottom, a
+header's edge) is drawn cut, as on a real phone, and its elements and targets keep their visible part
+(what a real ``uiautomator dump`` gives as bounds). Only rows wholly on screen count as seen.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ class Target:
     label: str = ""
     role: str = ""
     """``edit`` for a text field (its accessibility node is editable); ``""`` for a button."""
+    cut: bool = False
+    """Cut by the edge of its scroll view: only ``box`` of it shows."""
 
     def contains(self, x: int, y: int) -> bool:
         left, top, right, bottom = self.box
@@ -107,6 +110,12 @@ class _Bucket:
         self.seen += other.seen
 
 
+def _cut(box: Box, view: Box) -> Box | None:
+    """The part of ``box`` inside the rows of ``view`` (None when nothing of it is)."""
+    top, bottom = max(box[1], view[1]), min(box[3], view[3])
+    return (box[0], top, box[2], bottom) if bottom > top else None
+
+
 class ScrollView:
     """Handle of an open scroll view: rows are laid out from y = 0 in content coordinates."""
 
@@ -123,7 +132,7 @@ class ScrollView:
 
     @contextmanager
     def row(self, y: float, height: float, left: float = 0.0, right: float | None = None) -> Iterator[None]:
-        """A row drawn whole or not at all."""
+        """A row: drawn whole on screen, cut where the viewport's edge cuts it, or not at all."""
         self.bottom = max(self.bottom, y + height)
         with self.canvas.group((left, y, self.width if right is None else right, y + height)):
             yield
@@ -308,15 +317,34 @@ class Canvas:
 
     @contextmanager
     def group(self, box: DBox) -> Iterator[None]:
-        """Everything drawn inside is kept only if ``box`` lies wholly inside the current viewport."""
+        """Everything drawn inside is kept whole when ``box`` lies wholly inside the current viewport,
+        cut to the viewport when it lies partly inside, dropped when it lies outside."""
         bucket = _Bucket()
         self._pending.append((box, bucket))
         try:
             yield
         finally:
             self._pending.pop()
+        parent = self._pending[-1][1] if self._pending else self._main
         if self._clip is None or self._inside(box[1], box[3]):
-            (self._pending[-1][1] if self._pending else self._main).extend(bucket)
+            parent.extend(bucket)
+            return
+        top = max(box[1] + self._dy, self._clip[0])
+        bottom = min(box[3] + self._dy, self._clip[1])
+        if bottom - top < 1 / self.k:
+            return
+        view = (0, self.px(top), self.width, self.px(bottom))
+        parent.ops.append(("clip", view, bucket.ops))
+        parent.elements += [
+            e.model_copy(update={"box": cut})
+            for e in bucket.elements
+            if (cut := _cut(e.box, view)) is not None
+        ]
+        parent.targets += [
+            Target(cut, t.action, t.label, t.role, t.cut or cut != t.box)
+            for t in bucket.targets
+            if (cut := _cut(t.box, view)) is not None
+        ]
 
     @contextmanager
     def scroll_view(self, owner: Scrollable, top: float, bottom: float) -> Iterator[ScrollView]:

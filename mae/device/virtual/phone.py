@@ -461,9 +461,10 @@ class VirtualPhone(keyboard.KeyHandler):
     def installed_apps(self) -> dict[str, str]:
         return {label: spec.package for label, spec in self._specs.items()}
 
-    def tap_targets(self) -> list[tuple[str, tuple[int, int, int, int]]]:
-        """Label and pixel box of every tappable region on screen, bottom-most first (for tooling)."""
-        return [(t.label, t.box) for t in self._frame.targets]
+    def tap_targets(self, whole: bool = False) -> list[tuple[str, tuple[int, int, int, int]]]:
+        """Label and pixel box of every tappable region on screen, bottom-most first (for tooling);
+        ``whole``: only those not cut by the edge of a list."""
+        return [(t.label, t.box) for t in self._frame.targets if not (whole and t.cut)]
 
     def scroll_box(self) -> tuple[int, int, int, int] | None:
         """Pixel box of the screen's scrolling list, if it has one."""

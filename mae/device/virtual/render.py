@@ -101,6 +101,8 @@ def dimmed(ops: list[Op], alpha: float) -> list[Op]:
             out.append((*op[:4], dim(op[4]), *op[5:]))
         elif kind == "paste":
             out.append((kind, _dim_image(op[1], keep), op[2]))
+        elif kind == "clip":
+            out.append((kind, op[1], dimmed(op[2], alpha)))
         else:  # pragma: no cover - the canvas only emits the kinds above
             raise ValueError(f"unknown drawing operation {kind!r}")
     return out
@@ -109,6 +111,11 @@ def dimmed(ops: list[Op], alpha: float) -> list[Op]:
 def paint(width: int, height: int, background: str, ops: list[Op]) -> Image.Image:
     """Render a display list onto a fresh RGB image."""
     image = Image.new("RGB", (width, height), background)
+    _draw(image, ops)
+    return image
+
+
+def _draw(image: Image.Image, ops: list[Op]) -> None:
     draw = ImageDraw.Draw(image)
     for op in ops:
         kind = op[0]
@@ -140,6 +147,10 @@ def paint(width: int, height: int, background: str, ops: list[Op]) -> Image.Imag
         elif kind == "paste":
             _, layer, xy = op
             image.paste(layer, xy)
+        elif kind == "clip":  # a row cut by the edge of its scroll view: only its visible part
+            _, box, inner = op
+            whole = image.copy()
+            _draw(whole, inner)
+            image.paste(whole.crop(box), (box[0], box[1]))
         else:  # pragma: no cover - the canvas only emits the kinds above
             raise ValueError(f"unknown drawing operation {kind!r}")
-    return image

@@ -16,6 +16,8 @@ LABEL = "#3C4043"
 
 H_STREETS = [(0.14, "University Ave"), (0.36, "Green St"), (0.58, "Springfield Ave"), (0.8, "Kirby Ave")]
 V_STREETS = [(0.1, "Neil St"), (0.38, "Lincoln Ave"), (0.66, "Race St"), (0.92, "Prospect Ave")]
+LAKE = [(0.7, 1.0), (0.72, 0.93), (0.79, 0.87), (0.88, 0.85), (0.95, 0.82), (1.0, 0.83), (1.0, 1.0)]
+"""The lake's shore, as fractions of the map (it runs off the map's bottom right corner)."""
 ORIGIN = (0.38, 0.47)
 """Where "Your location" is, as a fraction of the map."""
 
@@ -32,9 +34,6 @@ def base_map(c: Canvas, box: DBox, labels: bool = True) -> None:
     px0, py0 = at(0.42, 0.62)
     px1, py1 = at(0.62, 0.76)
     c.rect((px0, py0, px1, py1), PARK, radius=20)
-    wx0, wy0 = at(0.74, 0.84)
-    wx1, wy1 = at(0.98, 0.99)
-    c.ellipse((wx0, wy0, wx1, wy1), WATER)
     for fy, _ in H_STREETS:
         y = top + fy * h
         major = fy in (0.36, 0.58)
@@ -44,6 +43,9 @@ def base_map(c: Canvas, box: DBox, labels: bool = True) -> None:
         x = left + fx * w
         c.line([(x, top), (x, bottom)], ROAD_EDGE, 26)
         c.line([(x, top), (x, bottom)], ROAD, 18)
+    # a lake running off the map's corner, over the streets that end at its shore: an irregular shape,
+    # not a round blue disc a model would take for a button
+    c.polygon([at(*point) for point in LAKE], WATER)
     if not labels:
         return
     for fy, name in H_STREETS:
