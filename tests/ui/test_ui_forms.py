@@ -37,7 +37,7 @@ def test_preset_backbone_with_per_agent_overrides() -> None:
     )
     assert settings.profile_for("operator").model == "claude-x"
     assert settings.profile_for("operator").api_key_env == "ANTHROPIC_API_KEY"
-    assert settings.profile_for("manager").model == "gpt-4o"
+    assert settings.profile_for("manager").model == "gpt-6.1-sol"
     assert settings.profile_for("reflector").provider == "anthropic"
 
 
