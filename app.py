@@ -45,6 +45,7 @@ from mae.ui.forms import (
     backbone_choices,
     call_defaults,
     missing_keys,
+    model_note,
     restorable,
     role_backbone_choices,
     session_keys,
@@ -168,7 +169,12 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
                         base_url = gr.Textbox(
                             value=settings.base_url or "", label="Base URL", elem_id="mae-base-url"
                         )
-                        model = gr.Textbox(value=settings.model or "", label="Model", elem_id="mae-model")
+                        model = gr.Textbox(
+                            value=settings.model or "",
+                            label="Model",
+                            elem_id="mae-model",
+                            info=model_note(settings.backbone) or None,
+                        )
                     doctor = None if public else DoctorPanel.build()  # spends calls: private only
                     with gr.Row():
                         max_steps = gr.Slider(
@@ -524,8 +530,12 @@ def build_demo(backend: Backend, *, lister: Callable[[], list[str]] | None = Non
         def on_backbone(name: str) -> tuple[Any, Any]:
             preset = PRESETS.get(name)
             if name == CUSTOM or preset is None:
-                return gr.update(placeholder="http://127.0.0.1:8000/v1"), gr.update(placeholder="model name")
-            return gr.update(placeholder=preset.base_url), gr.update(placeholder=preset.model)
+                return gr.update(placeholder="http://127.0.0.1:8000/v1"), gr.update(
+                    placeholder="model name", info=""
+                )
+            return gr.update(placeholder=preset.base_url), gr.update(
+                placeholder=preset.model, info=model_note(name)
+            )
 
         backbone.change(on_backbone, backbone, [base_url, model])
 

@@ -202,3 +202,26 @@ def test_the_paper_profile_carries_its_shutdown_date() -> None:
 def test_records_without_usage_details_keep_zero() -> None:
     record = CallRecord(role="r", provider="p", model="m", started_at=0, latency_s=0, input_tokens=10)
     assert record.cached_tokens == 0 and record.reasoning_tokens == 0
+
+
+def test_eval_costs_price_cached_input_at_the_cached_rate_of_the_dated_table() -> None:
+    from mae.eval.prices import estimate_cost, price_table
+
+    table = price_table()
+    assert table.as_of == "2026-11-28"
+    for name, preset in PRESETS.items():  # every hosted preset's agent model has a dated price
+        if preset.provider != "vllm" and name != "vllm":
+            assert table.price(preset.provider or name, preset.model), name
+    fresh = CallRecord(
+        role="operator",
+        provider="openai",
+        model="gpt-6.1-sol",
+        started_at=0,
+        latency_s=1,
+        input_tokens=10_000,
+    )
+    cached = fresh.model_copy(update={"cached_tokens": 8_000})
+    full, note = estimate_cost([fresh])
+    cheaper, _ = estimate_cost([cached])
+    assert full == pytest.approx(0.02) and cheaper == pytest.approx((2_000 * 2.0 + 8_000 * 0.1) / 1e6)
+    assert "prices as of 2026-11-28" in note

@@ -186,3 +186,10 @@ def test_the_demo_command_says_where_it_runs_in_its_own_words(tmp_path: Path) ->
         demo.kill()
     assert demo.returncode == 0 and "Traceback" not in output
     assert "share=True" not in first + output  # Gradio's hint names its launch() option, not our flag
+
+
+def test_the_model_field_notes_the_shutdown_date_of_the_papers_gpt4o() -> None:
+    from mae.ui.forms import model_note
+
+    assert model_note("openai-gpt4o").startswith("gpt-4o shuts down on 2027-01-14 (")
+    assert model_note("openai") == "" and model_note("custom") == ""
