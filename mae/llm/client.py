@@ -190,7 +190,7 @@ class ChatClient:
                     continue
                 self._record(role, profile, started, attempt, image_count, error=exc)
                 raise
-            except Exception as exc:  # classified below by type, never by message
+            except Exception as exc:  # classified by type and status; a refused parameter by its name
                 refused = _refused(exc, params)
                 if refused and refused not in adjusted:
                     adjusted.add(refused)
