@@ -27,6 +27,13 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 
+REASONING_EFFORT = r"^(off|none|minimal|low|medium|high|xhigh|max)$"
+REASONING_HELP = (
+    "reasoning effort sent to reasoning models (minimal, low, medium, high, ...); 'off' sends none; "
+    "empty = the preset's (low for OpenAI's reasoning models)"
+)
+
+
 class RoleModel(BaseModel):
     """Per-agent override of the backbone: any field left empty falls back to the global one."""
 
@@ -40,9 +47,10 @@ class RoleModel(BaseModel):
     max_retries: int | None = Field(None, ge=0, le=10, description="retries after a provider failure")
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1, le=200_000, description="longest reply asked for")
+    reasoning_effort: str | None = Field(None, pattern=REASONING_EFFORT, description=REASONING_HELP)
 
 
-CALL_FIELDS = ("timeout_s", "max_retries", "temperature", "max_tokens")
+CALL_FIELDS = ("timeout_s", "max_retries", "temperature", "max_tokens", "reasoning_effort")
 """Model call settings a role may override (else the global value, else the provider default)."""
 
 
@@ -188,6 +196,7 @@ class Settings(BaseModel):
     max_retries: int | None = Field(None, ge=0, le=10, description="retries after a provider failure")
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1, le=200_000, description="longest reply asked for")
+    reasoning_effort: str | None = Field(None, pattern=REASONING_EFFORT, description=REASONING_HELP)
     max_retry_wait_s: float | None = Field(None, ge=0, le=3600, description="cap on a Retry-After wait")
     device: str | None = Field(None, description="ADB serial, 'virtual', or None for auto")
     log_dir: Path = Path("runs")
@@ -230,7 +239,10 @@ class Settings(BaseModel):
         calls |= {n: getattr(self, n) for n in CALL_FIELDS if calls[n] is None}
         if self.max_retry_wait_s is not None:
             calls["max_retry_wait_s"] = self.max_retry_wait_s
-        return profile.model_copy(update={k: v for k, v in calls.items() if v is not None})
+        profile = profile.model_copy(update={k: v for k, v in calls.items() if v is not None})
+        if profile.reasoning_effort == "off":
+            profile.reasoning_effort = None
+        return profile
 
 
 def _check_base_url(url: str) -> None:
@@ -280,6 +292,7 @@ ENV_FIELDS: dict[str, str] = {
     "MAE_MAX_RETRIES": "max_retries",
     "MAE_TEMPERATURE": "temperature",
     "MAE_MAX_TOKENS": "max_tokens",
+    "MAE_REASONING_EFFORT": "reasoning_effort",
     "MAE_MAX_RETRY_WAIT": "max_retry_wait_s",
 }
 """Environment variables and the setting each one sets. Per-role: ``MAE_<ROLE>_MODEL`` etc."""
@@ -287,6 +300,7 @@ ENV_FIELDS: dict[str, str] = {
 ROLE_ENV_FIELDS = ("backbone", "base_url", "model", "api_key_env")
 ROLE_CALL_ENV = {"TIMEOUT": "timeout_s", "MAX_RETRIES": "max_retries", "TEMPERATURE": "temperature"}
 ROLE_CALL_ENV["MAX_TOKENS"] = "max_tokens"
+ROLE_CALL_ENV["REASONING_EFFORT"] = "reasoning_effort"
 """``MAE_<ROLE>_TIMEOUT`` etc. and the role field each sets."""
 
 

@@ -267,7 +267,7 @@ def test_config_show_text(
     assert "loop.max_steps = 15" in out
     assert 'backbone = "vllm"' in out and "roles.manager: backbone=openai" in out
     lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ") and line.split()}
-    assert "openai: gpt-4o at https://api.openai.com/v1 (key $OPENAI_API_KEY set)" in lines["manager"]
+    assert "openai: gpt-6.1-sol at https://api.openai.com/v1 (key $OPENAI_API_KEY set)" in lines["manager"]
     assert (
         "vllm: Qwen/Qwen2.5-VL-7B-Instruct at http://127.0.0.1:8000/v1 (no key needed)" in lines["operator"]
     )

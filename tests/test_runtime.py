@@ -17,7 +17,7 @@ def test_missing_key_is_reported_before_anything_runs() -> None:
 
 def test_key_given_for_the_session_is_enough() -> None:
     client = build_client(Settings(backbone="openai"), api_keys={"OPENAI_API_KEY": "sk-test"})
-    assert client.profile("operator").model == "gpt-4o"
+    assert client.profile("operator").model == "gpt-6.1-sol"
 
 
 def test_custom_backbone_needs_url_and_model() -> None:

@@ -556,10 +556,16 @@ PROVIDER_FAILURES = {
     "ModelRateLimitError": "the provider is rate limiting",
     "ModelResponseError": "the provider sends replies that are not chat completions",
     "ModelRequestError": "the provider refused the request (check the model name and the base URL)",
+    "ModelNotFoundError": "the provider refused the request (it does not serve the model: check its name)",
+    "ModelCutOffError": "the model used its whole reply length before answering (raise MAE_MAX_TOKENS)",
     "ModelProviderError": "the provider failed or could not be reached",
 }
 """What a failed call (after the client's retries) says about the endpoint, by the error's kind."""
-PROVIDER_DOWN_ERRORS = frozenset(PROVIDER_FAILURES) - {"ModelRequestError"}
+PROVIDER_DOWN_ERRORS = frozenset(PROVIDER_FAILURES) - {
+    "ModelRequestError",
+    "ModelNotFoundError",
+    "ModelCutOffError",
+}
 """The failures that also stop an eval (the endpoint is unusable for every task); a refused request
 (HTTP 4xx) may belong to one task's prompt, so the eval records that task and goes on."""
 

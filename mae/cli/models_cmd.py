@@ -20,7 +20,8 @@ from mae.config import load_settings
 from mae.errors import ConfigError
 from mae.llm.coordinates import CONVENTIONS, family_convention
 from mae.llm.keys import redact_url
-from mae.llm.providers import PRESETS, ModelProfile
+from mae.llm.providers import KNOWN_SHUTDOWNS, PRESETS, ModelProfile
+from mae.llm.served import shutdown_note
 from mae.llm.weights import download, models_dir, presence
 from mae.serving.catalog import CATALOG, CatalogError, find
 from mae.serving.doctor_fit import DEFAULT_THRESHOLD, DEFAULT_TRIALS
@@ -358,14 +359,21 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ServerNotReadyError(
             f"{exc}. Start one with `python -m mae models serve qwen2.5-vl-7b` (or pass --base-url)"
         ) from None
-    print(f"ok: {base_url} answered in {time.monotonic() - started:.2f} s and serves:")
-    for name in report.models:
-        marker = "  <- mae uses this" if name == model else ""
-        print(f"  {name}{marker}")
     try:
         listing = served_models(base_url, api_key)
     except ServeError as exc:
-        print(f"warning: could not read what the models are ({exc})", file=sys.stderr)
+        listing = None
+        problem = exc
+    dates = {item.id: item.shutdown_date for item in listing or []}
+    print(f"ok: {base_url} answered in {time.monotonic() - started:.2f} s and serves:")
+    for name in report.models:
+        marker = "  <- mae uses this" if name == model else ""
+        when = dates.get(name) or KNOWN_SHUTDOWNS.get(name)
+        print(f"  {name}{f'  (shuts down {when})' if when else ''}{marker}")
+    if model and (note := shutdown_note(model, dates.get(model) or KNOWN_SHUTDOWNS.get(model))):
+        print(f"warning: {note}", file=sys.stderr)
+    if listing is None:
+        print(f"warning: could not read what the models are ({problem})", file=sys.stderr)
         return 0
     for warning in convention_warnings(profile, listing, model):
         print(f"warning: {warning}", file=sys.stderr)

@@ -189,6 +189,7 @@ class StepPrinter:
             self.seconds = {}
         if event.type == "run_started":
             line = f"task: {data['task']}\ndevice: {data['device']}  backbone: {data['backbone']}"
+            line += _shutdown_line(str(data["backbone"]))
             line += f"\nlog: {data['run_dir']}"
         elif event.type == "stage_finished":
             self.seconds[data["stage"]] = data["seconds"]
@@ -220,7 +221,8 @@ class StepPrinter:
             line = (
                 f"{status}: {_stop_text(data)}\n"
                 f"{counted(data['steps'], 'step')} in {data['seconds']:.1f} s; "
-                f"{counted(totals['model_calls'], 'model call')}, {totals['input_tokens']} input tokens, "
+                f"{counted(totals['model_calls'], 'model call')}, {totals['input_tokens']} input tokens"
+                f"{_cached_text(totals)}, "
                 f"{counted(totals['images'], 'image')}\nlog: {data['run_dir']}"
             )
         if line is not None:
@@ -302,3 +304,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         runtime.close()
     return result.exit_code
+
+
+def _cached_text(totals: dict[str, object]) -> str:
+    """`` (N cached)`` when the provider served input tokens from its prompt cache."""
+    cached = totals.get("cached_tokens") or 0
+    return f" ({cached} cached)" if isinstance(cached, int) and cached > 0 else ""
+
+
+def _shutdown_line(backbone: str) -> str:
+    """A line on the backbone's shutdown date when its provider has published one."""
+    from mae.llm.providers import KNOWN_SHUTDOWNS  # loaded by the run already
+    from mae.llm.served import shutdown_note
+
+    model = backbone.partition(":")[2]
+    note = shutdown_note(model, KNOWN_SHUTDOWNS.get(model))
+    return f"\nnote: {note}" if note else ""

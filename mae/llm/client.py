@@ -23,10 +23,13 @@ from PIL import Image
 from pydantic import BaseModel
 
 from mae import public_mode
+from mae.llm import adapt, served
 from mae.llm.base_urls import BaseUrlRefused, guarded_transport
 from mae.llm.errors import (
     ModelAuthError,
+    ModelCutOffError,
     ModelError,
+    ModelNotFoundError,
     ModelProviderError,
     ModelRateLimitError,
     ModelRequestError,
@@ -60,6 +63,10 @@ class CallRecord(BaseModel):
     latency_s: float
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
+    """Input tokens the provider served from its prompt cache (part of ``input_tokens``)."""
+    reasoning_tokens: int = 0
+    """Output tokens spent on hidden reasoning (part of ``output_tokens``)."""
     images: int = 0
     attempts: int = 1
     ok: bool = True
@@ -150,46 +157,72 @@ class ChatClient:
         return encode_image(image, self.profile(role).image)
 
     def complete(self, role: str, messages: Sequence[Message], *, max_tokens: int | None = None) -> ChatReply:
-        """Send ``messages`` to ``role``'s model and return its reply; raise a ``ModelError`` subclass."""
+        """Send ``messages`` to ``role``'s model and return its reply; raise a ``ModelError`` subclass.
+
+        A parameter the endpoint refuses (HTTP 400 naming ``max_tokens``, ``temperature`` ...) is renamed
+        or left out once and remembered for the endpoint; a reply cut off before any text (the budget
+        spent on reasoning) is asked again once with twice the budget."""
         profile = self.profile(role)
         payload, sizes = self._payload(profile, messages)
         image_count = len(sizes)
         started = time.time()
-        attempt = 0
+        budget = adapt.reply_budget(profile, max_tokens)
+        attempt, adjusted, enlarged = 0, set[str](), False
         while True:
             attempt += 1
+            params = adapt.request_params(profile, budget)
             try:
                 with self.gate or nullcontext():
                     response = self._sdk(profile).chat.completions.create(
                         model=profile.model,
                         messages=payload,  # type: ignore[arg-type]
-                        temperature=profile.temperature,
-                        max_tokens=max_tokens or profile.max_tokens,
                         extra_headers={ROLE_HEADER: role},
+                        **params,
                     )
-                text, cut_off, input_tokens, output_tokens = _read_response(
-                    response, max_tokens or profile.max_tokens
-                )
+                text, cut_off, usage = _read_response(response, budget)
             except ModelAuthError as exc:
                 self._record(role, profile, started, attempt, image_count, error=exc)
                 raise
-            except Exception as exc:  # classified below by type, never by message
+            except ModelCutOffError as exc:
+                if not enlarged:
+                    enlarged, budget = True, budget * 2
+                    adapt.log.warning("%s: %s; asking once more with %d tokens", role, exc, budget)
+                    continue
+                self._record(role, profile, started, attempt, image_count, error=exc)
+                raise
+            except Exception as exc:  # classified by type and status; a refused parameter by its name
+                refused = _refused(exc, params)
+                if refused and refused not in adjusted:
+                    adjusted.add(refused)
+                    adapt.remember(profile, refused)
+                    adapt.log.warning(
+                        "%s at %s refused %s: %s for this endpoint from now on",
+                        profile.model,
+                        redact_url(profile.base_url),
+                        refused,
+                        adapt.describe_fix(refused),
+                    )
+                    continue
                 error = classify(exc, profile)
+                if isinstance(exc, openai.NotFoundError):
+                    error = ModelNotFoundError(
+                        served.not_found_message(_where(profile), profile.model, self._served(profile))
+                    )
                 if isinstance(error, ModelProviderError) and attempt <= profile.max_retries:
                     self._sleep(self._delay(profile, attempt, exc))
                     continue
                 self._record(role, profile, started, attempt, image_count, error=error)
                 raise error from exc
-            record = self._record(
-                role,
-                profile,
-                started,
-                attempt,
-                image_count,
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-            )
+            record = self._record(role, profile, started, attempt, image_count, usage=usage)
+            served.warn_if_retiring(profile.base_url, profile.model, profile.shutdown_date)
             return ChatReply(text=text, record=record, image_sizes=sizes, cut_off=cut_off)
+
+    def _served(self, profile: ModelProfile) -> list[str] | None:
+        """The model ids ``profile``'s endpoint lists at ``GET /models``; None when it does not answer."""
+        try:
+            return [str(item.id) for item in self._sdk(profile).models.list(timeout=10.0)]
+        except Exception:  # a listing is a hint only: any failure leaves the plain 404 message
+            return None
 
     def _payload(
         self, profile: ModelProfile, messages: Sequence[Message]
@@ -223,18 +256,20 @@ class ChatClient:
         attempts: int,
         images: int,
         *,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
+        usage: adapt.Usage | None = None,
         error: ModelError | None = None,
     ) -> CallRecord:
+        usage = usage or adapt.Usage()
         record = CallRecord(
             role=role,
             provider=profile.provider,
             model=profile.model,
             started_at=started,
             latency_s=time.time() - started,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cached_tokens=usage.cached_tokens,
+            reasoning_tokens=usage.reasoning_tokens,
             images=images,
             attempts=attempts,
             ok=error is None,
@@ -254,13 +289,26 @@ class ChatClient:
             "calls": len(records),
             "failed_calls": sum(not r.ok for r in records),
             "input_tokens": sum(r.input_tokens for r in records),
+            "cached_tokens": sum(r.cached_tokens for r in records),
             "output_tokens": sum(r.output_tokens for r in records),
+            "reasoning_tokens": sum(r.reasoning_tokens for r in records),
             "images": sum(r.images for r in records),
             "model_seconds": round(sum(r.latency_s for r in records), 3),
         }
 
 
-def _read_response(response: Any, max_tokens: int) -> tuple[str, bool, int, int]:
+def _refused(exc: Exception, sent: dict[str, Any]) -> str | None:
+    """The request field an HTTP 400 refused that mae can rename or leave out (``mae.llm.adapt``)."""
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    return adapt.refused_param(exc.status_code, exc.body, str(exc.message), sent)
+
+
+def _where(profile: ModelProfile) -> str:
+    return f"{profile.provider} ({redact_url(profile.base_url)})"
+
+
+def _read_response(response: Any, max_tokens: int) -> tuple[str, bool, adapt.Usage]:
     """Text, whether it stopped at the length limit, and token counts of a chat completion.
 
     A reply with no text raises: ``ModelRequestError`` (not retried, the same request would get the same
@@ -284,18 +332,16 @@ def _read_response(response: Any, max_tokens: int) -> tuple[str, bool, int, int]
         )
     if content is None or not isinstance(content, str) or (not content.strip() and cut_off):
         raise _no_text(message, cut_off, max_tokens)
-    usage = getattr(response, "usage", None)
-    tokens = _count(getattr(usage, "prompt_tokens", 0)), _count(getattr(usage, "completion_tokens", 0))
-    return content, cut_off, *tokens
+    return content, cut_off, adapt.read_usage(getattr(response, "usage", None))
 
 
 def _no_text(message: Any, cut_off: bool, max_tokens: int) -> ModelError:
     """Why a reply has no text, as the error to raise."""
     if cut_off:
-        return ModelRequestError(
+        return ModelCutOffError(
             f"the model used its whole reply length ({max_tokens} tokens) before writing an answer, most "
-            "likely on its reasoning: raise it with --max-tokens or MAE_MAX_TOKENS, or lower the model's "
-            "reasoning effort"
+            "likely on its reasoning: raise it with --max-tokens or MAE_MAX_TOKENS, or lower the reasoning "
+            "effort with MAE_REASONING_EFFORT=low"
         )
     refusal = getattr(message, "refusal", None)
     if isinstance(refusal, str) and refusal.strip():
@@ -306,16 +352,6 @@ def _no_text(message: Any, cut_off: bool, max_tokens: int) -> ModelError:
             "tool use (tool_choice) on the server"
         )
     return ModelResponseError("the model's reply has no text content")
-
-
-def _count(value: Any) -> int:
-    if isinstance(value, bool):
-        return 0
-    try:
-        number = float(value or 0)
-    except (TypeError, ValueError, OverflowError):
-        return 0
-    return int(number) if math.isfinite(number) and 0 <= number < 1e12 else 0
 
 
 def _retry_after(exc: Exception) -> float | None:

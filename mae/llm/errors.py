@@ -17,6 +17,14 @@ class ModelRequestError(ModelError):
     """The provider refused the request itself (HTTP 4xx other than 401/403/429): not retried."""
 
 
+class ModelCutOffError(ModelRequestError):
+    """The model spent its whole reply budget (most likely on hidden reasoning) before writing text."""
+
+
+class ModelNotFoundError(ModelRequestError):
+    """The endpoint does not serve the model (HTTP 404): the message names the closest ones it does."""
+
+
 class ModelProviderError(ModelError):
     """The provider failed (5xx, connection error, unreadable body) after the configured retries."""
 

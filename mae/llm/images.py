@@ -15,7 +15,9 @@ from typing import Literal
 from PIL import Image
 from pydantic import BaseModel, Field
 
-TokenRule = Literal["openai_tiles", "anthropic_pixels", "gemini_tiles", "qwen_patches", "unknown"]
+TokenRule = Literal[
+    "openai_tiles", "anthropic_pixels", "gemini_tiles", "qwen_patches", "qwen3_patches", "unknown"
+]
 """How a provider bills an image (``image_tokens``)."""
 
 
@@ -83,6 +85,7 @@ def image_tokens(size: tuple[int, int], rule: TokenRule) -> int | None:
     - ``gemini_tiles`` (Gemini 2.x): 258 when both sides are at most 384, else 258 per 768 px tile.
     - ``qwen_patches`` (Qwen2-VL/2.5-VL, after ``smart_resize``): one token per 28x28 patch, plus the
       two vision start/end tokens.
+    - ``qwen3_patches`` (Qwen3-VL, factor 32): one token per 32x32 patch, plus the two markers.
     - ``unknown``: ``None``.
     """
     width, height = size
@@ -101,6 +104,8 @@ def image_tokens(size: tuple[int, int], rule: TokenRule) -> int | None:
         return 258 * math.ceil(width / 768) * math.ceil(height / 768)
     if rule == "qwen_patches":
         return (width // 28) * (height // 28) + 2
+    if rule == "qwen3_patches":
+        return (width // 32) * (height // 32) + 2
     return None
 
 

@@ -21,6 +21,7 @@ from mae.config import PerceptionSettings
 from mae.errors import ConfigError
 from mae.llm.client import ChatClient
 from mae.llm.errors import ModelError
+from mae.llm.providers import PRESETS
 from mae.perception.a11y import A11yError, A11yMode, A11yTree, TreeSource
 from mae.perception.captions import ApiCaptioner, CaptionCache, Captioner
 from mae.perception.elements import Element, Perception
@@ -31,8 +32,14 @@ from mae.perception.ocr import OcrBackend, make_ocr
 from mae.perception.selection import mark_selected
 from mae.perception.tidy import clean_texts, tidy
 
-CHEAP_CAPTION_MODELS = ("gpt-4o-mini", "qwen-vl-plus", "gemini-1.5-flash", "claude-3-5-haiku")
-"""Caption models cheap enough that ``captions = auto`` turns captions on (prefix match)."""
+CHEAP_CAPTION_MODELS = tuple(
+    sorted(
+        {p.caption_model for p in PRESETS.values() if p.caption_model != p.model}
+        | {"gpt-4o-mini", "qwen-vl-plus", "gemini-1.5-flash", "claude-3-5-haiku"}
+    )
+)
+"""Caption models cheap enough that ``captions = auto`` turns captions on (prefix match): the presets'
+caption models and their predecessors."""
 
 T = TypeVar("T")
 

@@ -51,7 +51,9 @@ class RunTotals(BaseModel):
     model_calls: int = 0
     failed_model_calls: int = 0
     input_tokens: int = 0
+    cached_tokens: int = Field(default=0, description="input tokens served from the provider's prompt cache")
     output_tokens: int = 0
+    reasoning_tokens: int = Field(default=0, description="output tokens spent on hidden reasoning")
     images: int = 0
     model_seconds: float = Field(default=0.0, description="wall time spent waiting for models")
     perception_seconds: float = 0.0
@@ -72,6 +74,9 @@ class StepTiming(BaseModel):
     input_tokens: int
     output_tokens: int
     images: int
+    cached_tokens: int = 0
+    """Input tokens the provider served from its prompt cache (billed at the cached rate)."""
+    reasoning_tokens: int = 0
 
 
 class TaskResult(BaseModel):

@@ -59,6 +59,8 @@ class RunStats:
             input_tokens=sum(r.input_tokens for r in records),
             output_tokens=sum(r.output_tokens for r in records),
             images=sum(r.images for r in records),
+            cached_tokens=sum(r.cached_tokens for r in records),
+            reasoning_tokens=sum(r.reasoning_tokens for r in records),
         )
         self.timings.append(timing)
         self.perception_seconds += perception_s
@@ -78,7 +80,9 @@ class RunStats:
             model_calls=len(records),
             failed_model_calls=sum(not r.ok for r in records),
             input_tokens=sum(r.input_tokens for r in records),
+            cached_tokens=sum(r.cached_tokens for r in records),
             output_tokens=sum(r.output_tokens for r in records),
+            reasoning_tokens=sum(r.reasoning_tokens for r in records),
             images=sum(r.images for r in records),
             model_seconds=round(model, 3),
             perception_seconds=round(self.perception_seconds, 3),

@@ -82,6 +82,8 @@ class ServedModel(BaseModel):
 
     id: str
     root: str | None = None
+    shutdown_date: str | None = None
+    """When the provider stops serving it (OpenAI's ``GET /models`` reports ``shutdown_date``)."""
 
 
 def served_models(base_url: str, api_key: str | None = None, timeout_s: float = 5.0) -> list[ServedModel]:
@@ -94,7 +96,11 @@ def served_models(base_url: str, api_key: str | None = None, timeout_s: float = 
         with urllib.request.urlopen(request, timeout=max(0.1, timeout_s)) as response:
             data = json.loads(response.read())
         return [
-            ServedModel(id=str(item["id"]), root=str(item["root"]) if item.get("root") else None)
+            ServedModel(
+                id=str(item["id"]),
+                root=str(item["root"]) if item.get("root") else None,
+                shutdown_date=str(item["shutdown_date"]) if item.get("shutdown_date") else None,
+            )
             for item in data["data"]
         ]
     except (urllib.error.URLError, TimeoutError, OSError, ValueError, KeyError, TypeError) as exc:

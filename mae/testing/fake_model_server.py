@@ -111,9 +111,65 @@ Responder = Callable[[RecordedRequest], "FakeReply | str | None"]
 ScriptItem = FakeReply | str
 
 
-def completion_body(text: str, request: RecordedRequest) -> dict[str, Any]:
+REASONING_TOKENS = 64
+"""Hidden reasoning tokens a ``reasoning`` fake reports per reply."""
+
+UNSUPPORTED_MAX_TOKENS = {
+    "error": {
+        "message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+        "'max_completion_tokens' instead.",
+        "type": "invalid_request_error",
+        "param": "max_tokens",
+        "code": "unsupported_parameter",
+    }
+}
+UNSUPPORTED_TEMPERATURE = {
+    "error": {
+        "message": "Unsupported value: 'temperature' does not support 0 with this model. Only the default "
+        "(1) value is supported.",
+        "type": "invalid_request_error",
+        "param": "temperature",
+        "code": "unsupported_value",
+    }
+}
+"""What OpenAI's reasoning models answer (HTTP 400) to the parameters older models take."""
+
+
+def reasoning_refusal(body: dict[str, Any]) -> FakeReply | None:
+    """The 400 a reasoning model sends for ``body``, or None when it would accept it."""
+    if "max_tokens" in body:
+        return FakeReply(status=400, body=json.dumps(UNSUPPORTED_MAX_TOKENS))
+    if body.get("temperature", 1) != 1:
+        return FakeReply(status=400, body=json.dumps(UNSUPPORTED_TEMPERATURE))
+    return None
+
+
+def cached_prefix_tokens(text: str, earlier: Iterable[str], minimum: int = 1024, block: int = 128) -> int:
+    """Tokens of ``text`` a provider's prompt cache would serve after ``earlier`` prompts: the longest
+    common prefix with one of them, counted as characters / 4, in ``block``-token steps from ``minimum``
+    (OpenAI's automatic caching rule)."""
+    best = 0
+    for previous in earlier:
+        low, high = best, min(len(previous), len(text))
+        if previous[:low] != text[:low]:
+            continue
+        while low < high:  # the longest common prefix, by halving (slice comparisons run in C)
+            middle = (low + high + 1) // 2
+            if previous[:middle] == text[:middle]:
+                low = middle
+            else:
+                high = middle - 1
+        best = low
+    tokens = best // 4
+    return 0 if tokens < minimum else tokens - tokens % block
+
+
+def completion_body(
+    text: str, request: RecordedRequest, *, cached_tokens: int = 0, reasoning_tokens: int = 0
+) -> dict[str, Any]:
     """A chat-completion JSON body for ``text``, with plausible token counts."""
     prompt_tokens = max(1, len(request.text) // 4) + 85 * request.image_count
+    completion_tokens = max(1, len(text) // 4) + reasoning_tokens
     return {
         "id": f"chatcmpl-fake-{int(time.time() * 1000)}",
         "object": "chat.completion",
@@ -122,8 +178,10 @@ def completion_body(text: str, request: RecordedRequest) -> dict[str, Any]:
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": {
             "prompt_tokens": prompt_tokens,
-            "completion_tokens": max(1, len(text) // 4),
-            "total_tokens": prompt_tokens + max(1, len(text) // 4),
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": min(cached_tokens, prompt_tokens)},
+            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
         },
     }
 
@@ -138,10 +196,20 @@ class FakeModelServer:
         by_role: dict[str, Iterable[ScriptItem]] | None = None,
         responder: Responder | None = None,
         port: int = 0,
+        reasoning: bool = False,
+        prompt_cache: bool = False,
     ) -> None:
+        """``reasoning``: answer like OpenAI's reasoning models (HTTP 400 to ``max_tokens`` and to a
+        temperature other than 1; replies report hidden reasoning tokens). ``prompt_cache``: report the
+        input tokens an automatic prompt cache would serve (``cached_prefix_tokens``)."""
         self._queue: deque[ScriptItem] = deque(script)
         self._by_role: dict[str, deque[ScriptItem]] = {k: deque(v) for k, v in (by_role or {}).items()}
         self.responder = responder
+        self.reasoning = reasoning
+        self.prompt_cache = prompt_cache
+        self.refused: list[RecordedRequest] = []
+        """Requests a ``reasoning`` server refused for their parameters."""
+        self._prompts: list[str] = []
         self.served_models: list[dict[str, Any]] = [{"id": "fake", "object": "model"}]
         """What ``GET /v1/models`` lists (vLLM adds ``root``: the weights it loaded)."""
         self.requests: list[RecordedRequest] = []
@@ -215,6 +283,15 @@ class FakeModelServer:
             return None
         return FakeReply(text=item) if isinstance(item, str) else item
 
+    def _completion(self, text: str, request: RecordedRequest) -> dict[str, Any]:
+        cached = 0
+        if self.prompt_cache:
+            with self._lock:
+                cached = cached_prefix_tokens(request.text, self._prompts)
+                self._prompts.append(request.text)
+        reasoning = REASONING_TOKENS if self.reasoning else 0
+        return completion_body(text, request, cached_tokens=cached, reasoning_tokens=reasoning)
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -267,6 +344,12 @@ class FakeModelServer:
                 )
                 with server._lock:
                     server.requests.append(request)
+                refusal = reasoning_refusal(body) if server.reasoning else None
+                if refusal is not None:
+                    with server._lock:
+                        server.refused.append(request)
+                    self._send(refusal.status, refusal.body or "")
+                    return
                 reply = server._next_reply(request)
                 if reply is None:
                     with server._lock:
@@ -282,7 +365,7 @@ class FakeModelServer:
                 if reply.body is not None or reply.text is None:
                     self._send(reply.status, reply.body or "", reply.headers, reply.trickle_s)
                 else:
-                    body_text = json.dumps(completion_body(reply.text, request))
+                    body_text = json.dumps(server._completion(reply.text, request))
                     self._send(reply.status, body_text, reply.headers, reply.trickle_s)
 
         return Handler

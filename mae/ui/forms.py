@@ -13,7 +13,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from mae.config import FAST_PROFILE, LoopSettings, RoleModel, Settings
 from mae.errors import ConfigError
-from mae.llm.providers import AGENT_ROLES, PRESETS, ModelProfile
+from mae.llm.providers import AGENT_ROLES, KNOWN_SHUTDOWNS, PRESETS, ModelProfile
+from mae.llm.served import shutdown_note
 
 CUSTOM = "custom"
 SAME = "(same as main)"
@@ -29,6 +30,15 @@ KEY_ENVS: tuple[str, ...] = tuple(
 def backbone_choices() -> list[tuple[str, str]]:
     """(label, value) pairs for the backbone dropdown: every preset, then a custom endpoint."""
     return [(p.label, name) for name, p in PRESETS.items()] + [("Custom OpenAI-compatible endpoint", CUSTOM)]
+
+
+def model_note(backbone: str) -> str:
+    """The Model field's note for ``backbone``: the shutdown date of the model its preset calls, when the
+    provider has published one ('' otherwise)."""
+    chosen = PRESETS.get(backbone)
+    if chosen is None:
+        return ""
+    return shutdown_note(chosen.model, KNOWN_SHUTDOWNS.get(chosen.model)) or ""
 
 
 def role_backbone_choices() -> list[tuple[str, str]]:

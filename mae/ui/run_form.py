@@ -30,6 +30,7 @@ from mae.ui.forms import (
     RunForm,
     backbone_choices,
     call_defaults,
+    model_note,
     role_backbone_choices,
     session_keys,
 )
@@ -128,7 +129,12 @@ def build_run_form(settings: Settings, *, public: bool) -> RunFormFields:
     agent = agent_picker(settings.loop.agent)
     with gr.Row():
         base_url = gr.Textbox(value=settings.base_url or "", label="Base URL", elem_id="mae-base-url")
-        model = gr.Textbox(value=settings.model or "", label="Model", elem_id="mae-model")
+        model = gr.Textbox(
+            value=settings.model or "",
+            label="Model",
+            elem_id="mae-model",
+            info=model_note(settings.backbone) or None,
+        )
     doctor = None if public else DoctorPanel.build()  # spends calls: private only
     with gr.Row():
         max_steps = gr.Slider(
@@ -256,8 +262,9 @@ def wire_run_form(
     def on_backbone(name: str) -> tuple[Any, Any]:
         preset = PRESETS.get(name)
         if name == CUSTOM or preset is None:
-            return gr.update(placeholder="http://127.0.0.1:8000/v1"), gr.update(placeholder="model name")
-        return gr.update(placeholder=preset.base_url), gr.update(placeholder=preset.model)
+            custom_model = gr.update(placeholder="model name", info="")
+            return gr.update(placeholder="http://127.0.0.1:8000/v1"), custom_model
+        return gr.update(placeholder=preset.base_url), gr.update(placeholder=preset.model, info=model_note(name))
 
     form.backbone.change(on_backbone, form.backbone, [form.base_url, form.model])
 

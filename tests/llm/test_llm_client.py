@@ -183,9 +183,6 @@ TOOL_CALL = {"id": "1", "type": "function", "function": {"name": "tap", "argumen
 @pytest.mark.parametrize(
     ("message", "finish_reason", "words"),
     [
-        # Qwen3 on vLLM with a reasoning parser, out of tokens while still reasoning
-        ({"content": None, "reasoning_content": "Let me think..."}, "length", "whole reply length (2048"),
-        ({"content": "  \n"}, "length", "whole reply length"),
         ({"content": None, "refusal": "I can't help with that."}, "stop", "refused to answer: \"I can't"),
         ({"content": None, "tool_calls": [TOOL_CALL]}, "tool_calls", "tool call instead of text"),
     ],
@@ -199,6 +196,27 @@ def test_a_reply_without_text_says_why_and_is_not_retried(
         client.complete("operator", [Message("user", "x")])
     assert words in str(caught.value)
     assert sleeps == [] and len(fake_server.requests) == 1  # the same request would get the same answer
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # Qwen3 on vLLM with a reasoning parser, out of tokens while still reasoning
+        {"content": None, "reasoning_content": "Let me think..."},
+        {"content": "  \n"},
+    ],
+)
+def test_a_reply_cut_off_before_any_text_is_asked_once_more_with_twice_the_budget(
+    fake_server: FakeModelServer, message: dict[str, object]
+) -> None:
+    fake_server.add(FakeReply.message(message, "length"), FakeReply.message(message, "length"))
+    client, sleeps = make_client(fake_server)
+    with pytest.raises(ModelRequestError) as caught:
+        client.complete("operator", [Message("user", "x")])
+    assert "whole reply length (4096 tokens)" in str(caught.value) and "MAE_MAX_TOKENS" in str(caught.value)
+    assert [r.body["max_tokens"] for r in fake_server.requests] == [2048, 4096] and sleeps == []
+    fake_server.add(FakeReply.message(message, "length"), "### Thought ###\nok")
+    assert client.complete("operator", [Message("user", "x")]).text == "### Thought ###\nok"
 
 
 def test_a_reply_without_text_for_no_known_reason_is_retried(fake_server: FakeModelServer) -> None:

@@ -112,7 +112,7 @@ class Agents:
 
 
 def task_of(request: RecordedRequest) -> str:
-    return section(request.text, "User Request")
+    return section(request.text, "User Request").split("\n\n")[0]  # the guidance follows it
 
 
 @pytest.fixture

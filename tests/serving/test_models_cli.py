@@ -147,6 +147,21 @@ def test_check_against_the_fake_server(
     assert code == 2 and "serves fake, not other" in err
 
 
+def test_check_shows_the_shutdown_dates_an_endpoint_reports(
+    fake_server: FakeModelServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_server.served_models = [
+        {"id": "gpt-6.1-sol", "object": "model", "shutdown_date": None},
+        {"id": "gpt-5", "object": "model", "shutdown_date": "2026-12-11"},
+        {"id": "gpt-4o", "object": "model"},  # no date from the endpoint: the published one is shown
+    ]
+    code, out, err = _run(capsys, "models", "check", "--base-url", fake_server.base_url, "--model", "gpt-5")
+    assert code == 0
+    assert "gpt-6.1-sol\n" in out and "gpt-4o  (shuts down 2027-01-14)" in out
+    assert "gpt-5  (shuts down 2026-12-11)  <- mae uses this" in out
+    assert "warning: gpt-5 shuts down on 2026-12-11" in err and "choose a current model" in err
+
+
 def test_check_uses_maes_settings(
     fake_server: FakeModelServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -761,3 +761,18 @@ def test_the_phone_view_shows_a_paged_list_and_turns_its_page(page: object, demo
         shot(page, "paged-list")
     finally:
         phone.set_realism(Realism())
+
+
+def test_a_task_runs_through_the_demo_on_a_reasoning_model(page: object, demo_server: DemoServer) -> None:
+    """A model that refuses ``max_tokens`` and ``temperature`` (OpenAI's reasoning models, issue 44):
+    the first call adapts, the run finishes, and no later request repeats the refused parameters."""
+    from playwright.sync_api import expect
+
+    with FakeModelServer(reasoning=True) as server:
+        two_step_script().load(server)
+        start_run(page, server, "Open Notes, then go back to the home screen")
+        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
+        server.assert_done()
+    assert len(server.refused) == 2
+    answered = [r for r in server.requests if r not in server.refused]
+    assert answered and all("max_tokens" not in r.body and "temperature" not in r.body for r in answered)

@@ -37,7 +37,7 @@ def test_preset_backbone_with_per_agent_overrides() -> None:
     )
     assert settings.profile_for("operator").model == "claude-x"
     assert settings.profile_for("operator").api_key_env == "ANTHROPIC_API_KEY"
-    assert settings.profile_for("manager").model == "gpt-4o"
+    assert settings.profile_for("manager").model == "gpt-6.1-sol"
     assert settings.profile_for("reflector").provider == "anthropic"
 
 
@@ -197,3 +197,10 @@ def test_fast_mode_checkbox_turns_the_switches_on_and_off() -> None:
     assert kept.manager_every == 6  # ticked as the server has it: the server's own switches stand
     unticked = settings_from_form(server_fast, RunForm(task="t", fast=False)).loop
     assert not unticked.fast and unticked.manager_every == 1 and not unticked.dismiss_popups
+
+
+def test_the_model_field_notes_the_shutdown_date_of_the_papers_gpt4o() -> None:
+    from mae.ui.forms import model_note
+
+    assert model_note("openai-gpt4o").startswith("gpt-4o shuts down on 2027-01-14 (")
+    assert model_note("openai") == "" and model_note("custom") == ""
