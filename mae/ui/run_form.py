@@ -264,7 +264,8 @@ def wire_run_form(
         if name == CUSTOM or preset is None:
             custom_model = gr.update(placeholder="model name", info="")
             return gr.update(placeholder="http://127.0.0.1:8000/v1"), custom_model
-        return gr.update(placeholder=preset.base_url), gr.update(placeholder=preset.model, info=model_note(name))
+        preset_model = gr.update(placeholder=preset.model, info=model_note(name))
+        return gr.update(placeholder=preset.base_url), preset_model
 
     form.backbone.change(on_backbone, form.backbone, [form.base_url, form.model])
 
