@@ -108,7 +108,8 @@ class MobileAgentE:
         button = fast.popup_dismiss(screen.perception) if run.settings.dismiss_popups else None
         if button is None or not memory.plan:
             return memory
-        return memory.model_copy(update={"subgoal": fast.popup_subgoal(memory, button)})
+        subgoal = fast.popup_subgoal(memory, button, screen.perception)
+        return memory.model_copy(update={"subgoal": subgoal})
 
     def _ask_operator(
         self, run: RunContext, memory: WorkingMemory, screen: Screen, on_turn: TurnListener

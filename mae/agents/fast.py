@@ -116,9 +116,26 @@ def popup_dismiss(perception: Perception) -> Element | None:
     return None
 
 
-def popup_subgoal(memory: WorkingMemory, button: Element) -> str:
-    """The subgoal the Operator gets on a pop-up step: dismiss it, then go on with the current one."""
+PERMISSION_GRANTS = ("only this time", "while using the app", "allow only while using the app", "allow")
+"""Answers of Android's permission prompt that grant what it asks for (for now or while in use)."""
+
+
+def permission_prompt(perception: Perception) -> bool:
+    """Whether the screen shows a permission prompt: a button that grants the permission is on it."""
+    labels = {" ".join((e.text or "").split()).strip().lower() for e in perception.elements}
+    return any(grant in labels for grant in PERMISSION_GRANTS)
+
+
+def popup_subgoal(memory: WorkingMemory, button: Element, perception: Perception) -> str:
+    """The subgoal the Operator gets on a pop-up step: dismiss it (or, for a permission prompt, answer it
+    as the task needs: a real model was once told to refuse the location a "nearest bakery" task needed),
+    then go on with the current one."""
     then = f" Then go on with: {memory.subgoal}" if memory.subgoal else ""
+    if permission_prompt(perception):
+        return (
+            "A permission prompt is in the way: answer it as the task needs (“Only this time” or “While "
+            f"using the app” when the task needs what it asks for, “{button.text.strip()}” otherwise).{then}"
+        )
     return f"A pop-up is in the way: dismiss it by tapping “{button.text.strip()}”.{then}"
 
 

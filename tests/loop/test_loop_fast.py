@@ -287,3 +287,28 @@ def test_the_speculative_operator_is_told_the_last_action_is_not_judged_yet() ->
     assert "not judged yet" in seen and "successful" not in seen.replace("succeeded", "")
     assert memory.actions == []  # the run's own memory is untouched
     assert "Outcome: successful" in record.model_copy(update={"outcome": "A"}).summary()
+
+
+@pytest.mark.parametrize(("dump", "permission"), [("108.xml", True), ("160.xml", False)])
+def test_a_permission_prompt_is_answered_as_the_task_needs_not_refused(dump: str, permission: bool) -> None:
+    """A real model in fast mode was told to tap "Don't allow" on Maps' location prompt during a "nearest
+    bakery" task, which needs the location: a permission prompt's subgoal leaves the answer to the task."""
+    from mae.agents.fast import popup_dismiss, popup_subgoal
+    from mae.memory.working import WorkingMemory
+    from mae.perception.a11y import parse_uiautomator
+
+    nodes = parse_uiautomator((REAL / dump).read_text(encoding="utf-8")).nodes
+    texts = [Element(kind="text", text=n.text, box=n.bounds, source="a11y") for n in nodes if n.text.strip()]
+    width, height = max(n.bounds[2] for n in nodes), max(n.bounds[3] for n in nodes)
+    perception = Perception(width=width, height=height, elements=texts)
+    button = popup_dismiss(perception)
+    assert button is not None
+    memory = WorkingMemory(
+        instruction="Get directions to the nearest bakery", plan="1. Search", subgoal="Search"
+    )
+    subgoal = popup_subgoal(memory, button, perception)
+    assert subgoal.endswith("Then go on with: Search")
+    if permission:
+        assert subgoal.startswith("A permission prompt is in the way: answer it as the task needs")
+    else:
+        assert subgoal.startswith(f"A pop-up is in the way: dismiss it by tapping “{button.text.strip()}”")
