@@ -51,18 +51,20 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(port_in_use(options["server_name"], options["server_port"]))
     temp_dir = use_private_temp_dir()  # uploads of this server only, removed when it stops
     stop_on_sigterm()  # a stop by SIGTERM (docker stop, a Space restart) removes it too
-    demo = build_demo(backend)
-    try:  # Gradio's own lines name its launch() options, not this command's flags: ours instead
-        launch(demo, prevent_thread_lock=True, quiet=not server.share, **options)
-    except OSError as exc:  # Gradio says "Cannot find empty port in range: 7860-7860. ..."
-        if "port" not in str(exc).lower():
-            raise
-        raise SystemExit(port_in_use(options["server_name"], options["server_port"])) from None
-    print(running_line(server.host, server.port, server.share), flush=True)
-    try:
+    demo = None
+    try:  # from here on any way out (Ctrl-C, SIGTERM, a refused port) removes the folder
+        demo = build_demo(backend)
+        try:  # Gradio's own lines name its launch() options, not this command's flags: ours instead
+            launch(demo, prevent_thread_lock=True, quiet=not server.share, **options)
+        except OSError as exc:  # Gradio says "Cannot find empty port in range: 7860-7860. ..."
+            if "port" not in str(exc).lower():
+                raise
+            raise SystemExit(port_in_use(options["server_name"], options["server_port"])) from None
+        print(running_line(server.host, server.port, server.share), flush=True)
         demo.block_thread()  # until Ctrl-C
     finally:
-        demo.close()
+        if demo is not None:
+            demo.close()
         remove_private_temp_dir(temp_dir)
 
 

@@ -241,18 +241,18 @@ def describe_frame(space: CoordinateSpace, mapper: CoordinateMapper, sent_size: 
     size = f"{width} pixels wide and {height} pixels high"
     if space == "relative":
         return (
-            f"{size}. Every coordinate (in the element list and in your action) is on a relative 0-1000 "
+            f"{size}. Every coordinate (in element lists and in actions) is on a relative 0-1000 "
             f"grid over this image: (0, 0) is the top left corner, ({RELATIVE_SCALE}, {RELATIVE_SCALE}) "
             "the bottom right, whatever the image's size."
         )
     model_w, model_h = mapper.model_size
     if (model_w, model_h) != (width, height):
         return (
-            f"{size}, which your image processor resizes to {model_w}x{model_h}. Every coordinate (in the "
-            f"element list and in your action) is in pixels of that {model_w}x{model_h} image; (0, 0) is "
+            f"{size}, which your image processor resizes to {model_w}x{model_h}. Every coordinate (in "
+            f"element lists and in actions) is in pixels of that {model_w}x{model_h} image; (0, 0) is "
             "the top left corner."
         )
     return (
-        f"{size}; (0, 0) is the top left corner. Every coordinate (in the element list and in your "
-        "action) is in pixels of this image."
+        f"{size}; (0, 0) is the top left corner. Every coordinate (in element lists and in actions) is in "
+        "pixels of this image."
     )
