@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from mae.actions.registry import ActionCall, AtomicAction, OpenApp, Tap, Type
+from mae.actions.registry import ActionCall, AtomicAction, Back, Home, OpenApp, SwitchApp, Tap, Type
 from mae.perception.elements import Element
 from mae.perception.geometry import holds
 
@@ -185,6 +185,10 @@ def description_target(description: str) -> str:
     return _LEAD.sub("", description, count=1).strip()
 
 
+LEAVES_FIELD = (OpenApp, Back, Home, SwitchApp)
+"""Operations after which typing no longer goes on in the same field."""
+
+
 class SafetyPolicy(BaseModel):
     """Which actions need a person's approval. ``SafetyPolicy(rules=[])`` approves everything."""
 
@@ -192,34 +196,45 @@ class SafetyPolicy(BaseModel):
 
     rules: list[SensitiveRule] = Field(default_factory=lambda: [r.model_copy() for r in DEFAULT_RULES])
     _typed_run: str = PrivateAttr("")
-    """What consecutive Type calls entered so far (reset by any other action)."""
+    """What consecutive Type calls entered so far (reset by an action that leaves the field: opening an
+    app, Back, Home, switching apps)."""
     _in_password: bool = PrivateAttr(False)
     """Whether the last Tap landed on a password field (what is typed next goes there)."""
+    _pending: tuple[str, bool] | None = PrivateAttr(None)
+    """The typed run and password state after the action last checked, kept by ``commit`` once it runs
+    (a declined action, or one checked twice while its approval is asked, types nothing)."""
 
     def _typed_texts(
         self, steps: Sequence[AtomicAction], elements: Sequence[Element]
-    ) -> list[tuple[str, str]]:
+    ) -> tuple[list[tuple[str, str]], str]:
         """The texts a ``typed`` rule looks at for these steps: each Type's text as it lands (after the
         earlier consecutive Type calls, and after each field's content on screen), also with the
-        separators between digits removed. Updates the run of consecutive Type calls."""
+        separators between digits removed; and the run of consecutive Type calls after these steps."""
         out: list[tuple[str, str]] = []
         fields = [e.text for e in elements if e.role == "field" and e.text]
+        run = self._typed_run
         for step in steps:
             if not isinstance(step, Type):
-                if not isinstance(step, Tap):  # a Tap may refocus the same field: its content tells
-                    self._typed_run = ""
+                if isinstance(step, LEAVES_FIELD):  # a Tap may refocus the same field, Wait and Enter
+                    run = ""  # keep it: the field's content and the run tell
                 continue
             landed = [(step.text, "the typed text")]
-            if self._typed_run:
-                landed.append((self._typed_run + step.text, "the text typed over consecutive Type calls"))
+            if run:
+                landed.append((run + step.text, "the text typed over consecutive Type calls"))
             landed += [(f + step.text, "the field's content after typing") for f in fields]
-            self._typed_run += step.text
+            run += step.text
             for text, where in landed:
                 out.append((text, where))
                 joined = digits_joined(text)
                 if joined != text:
                     out.append((joined, where))
-        return out
+        return out, run
+
+    def commit(self) -> None:
+        """The action last checked ran: what it typed joins the run that the next Type calls extend."""
+        if self._pending is not None:
+            self._typed_run, self._in_password = self._pending
+            self._pending = None
 
     def check(
         self,
@@ -251,10 +266,11 @@ class SafetyPolicy(BaseModel):
             lead = description_target(description)
             targets.append((lead, f"described as {lead[:60]!r}"))
         into_password = on_password if first_tap is not None else self._in_password
-        typed = self._typed_texts(steps, elements or [])
+        typed, run = self._typed_texts(steps, elements or [])
         if typed and into_password:
             targets.append(("password field", "typing into a password field"))
-        self._in_password = into_password and not any(not isinstance(s, (Tap, Type)) for s in steps)
+        still_in = into_password and not any(not isinstance(s, (Tap, Type)) for s in steps)
+        self._pending = (run, still_in)
         texts: dict[str, list[tuple[str, str]]] = {
             "target": targets,
             "typed": typed,

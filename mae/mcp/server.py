@@ -440,6 +440,7 @@ def build_server(tools: MaeTools) -> MaeMCPServer:
                 approved = await approval.ask_now(ctx, message)
             if not approved:
                 raise ToolError(approval.refusal(shown, reason, approval.DECLINED))
+        tools.safety.commit()  # it runs: what it types joins the run the next Type calls extend
         view, image = await blocking(lambda: tools.run_action(phone, steps, max_side))
         extra: list[Any] = [
             ResourceLink(

@@ -375,16 +375,20 @@ class _Runner:
         elements = screen.perception.elements if screen is not None else None
         reason = self.safety.check(decision.call, decision.steps, decision.description, elements)
         if reason is None:
+            self.safety.commit()
             return True
         shown = str(decision.call)  # in screen pixels, as the person approving sees the phone
         self.emit("approval_needed", action=shown, description=decision.description, reason=reason)
         if self.approver is None:
             self.emit("warning", message=f"sensitive action ({reason}) run without approval: no approver set")
+            self.safety.commit()
             return True
         approved = bool(self.approver(decision.call, decision.description, self.step))
         self.check_stop()  # a Stop while the question waited ends the run, whatever the answer
         self.emit("approval", approved=approved, action=shown, reason=reason)
         self.writer.record("approval", self.step, action=shown, reason=reason, approved=approved)
+        if approved:
+            self.safety.commit()
         return approved
 
     def record_declined(self, decision: OperatorDecision) -> None:

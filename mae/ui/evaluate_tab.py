@@ -42,7 +42,7 @@ from mae.ui.judge_view import (
 )
 from mae.ui.runner import Backend
 from mae.ui.task_picker import build_task_picker
-from mae.ui.text import md_text
+from mae.ui.text import md_code, md_text
 
 MAX_UI_WORKERS = 8
 
@@ -186,7 +186,7 @@ def progress_markdown(job: EvalJob | None) -> str:
         )
     workers = ""
     if job.board is not None:
-        workers = "\n".join(f"- `{line}`" for line in job.board.lines()) + "\n\n"
+        workers = "\n".join(f"- {md_code(line)}" for line in job.board.lines()) + "\n\n"
     recent = "\n".join(f"- {line.strip()}" for line in job.lines[-6:])
     return f"{state} · {finished} of {job.total} task runs done\n\n{workers}{recent}"
 

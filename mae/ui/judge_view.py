@@ -35,7 +35,7 @@ from mae.eval.plots import grader_label
 from mae.eval.records import RESULTS_FILE, TaskRecord, read_results
 from mae.eval.report import RUN_HEADERS, judged, pct, run_cells, write_reports
 from mae.ui.runner import Backend
-from mae.ui.text import md_text
+from mae.ui.text import md_code, md_text
 
 MAX_RUBRICS = 16
 RESULT_COLUMNS = ["task run", "exit", *RUN_HEADERS, "graded by"]
@@ -70,7 +70,7 @@ def summary_markdown(folder: Path | None) -> str:
         f"**Overall** ({grader_label(records)}): SS **{pct(m.ss)}** · "
         f"AA {judged(m, 'aa')} · RA {judged(m, 'ra')} · "
         f"TE {pct(m.te)} · AA (code proxy) {pct(m.aa_proxy)} · RA (code proxy) {pct(m.ra_proxy)} · "
-        f"{m.steps:.1f} steps per task · reports in `{folder}`"
+        f"{m.steps:.1f} steps per task · reports in {md_code(str(folder))}"
     )
 
 

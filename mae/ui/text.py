@@ -22,6 +22,13 @@ def md_text(text: str) -> str:
     return "  \n".join(escaped.splitlines())
 
 
+def md_code(text: str) -> str:
+    """``text`` as a Markdown code span that nothing in it can close: its backticks become the look-alike
+    ˋ and its line breaks spaces (a blank line would end the span's paragraph), so a model name such as
+    ``x` ![m](http://…)`` stays letters, not an image."""
+    return "`" + " ".join(text.replace("`", "ˋ").split()) + "`"
+
+
 def readable(text: str) -> str:
     """``text`` as a person should read it: no class names, no raw reply headers (``### Plan ###``
     becomes “Plan”), no server temp paths (only the file's name), ending in a full stop."""

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 
 from mae.run.events import Event
 from mae.run.results import exit_text
-from mae.ui.text import md_text, readable
+from mae.ui.text import md_code, md_text, readable
 from mae.wording import counted
 
 Box = tuple[str, tuple[int, int, int, int]]
@@ -470,7 +470,7 @@ def status_markdown(view: RunView, now: float | None = None) -> str:
             return f"**Waiting for your approval** of {action}."
         elapsed = f" · {now - view.started_at:.0f} s" if now is not None and view.started_at else ""
         return (
-            f"**Running** on `{view.device}` with `{view.backbone}`{elapsed} · "
+            f"**Running** on {md_code(view.device)} with {md_code(view.backbone)}{elapsed} · "
             f"{view.model_calls} model calls · {view.input_tokens + view.output_tokens} tokens"
         )
     data = view.finished

@@ -29,6 +29,7 @@ def run_gate(policy: SafetyPolicy, steps: list[Step], elements: list[Element]) -
     for name, arguments in steps:
         call = ActionCall(name=name, arguments=arguments)
         answers.append(policy.check(call, [make_atomic(name, arguments)], "Do it", elements))
+        policy.commit()  # it ran (the gate's own tests approve what they ask)
     return answers
 
 
@@ -109,9 +110,9 @@ KEPT: list[tuple[str, list[Step], list[Element]]] = [
         [NAME_FIELD, PIN_LABELLED],
     ),
     ("a word that starts like pin", [("Type", {"text": "pinterest recipes"})], []),
-    (
-        "a split number after Enter",
-        [("Type", {"text": "4111 1111"}), ("Enter", {}), ("Type", {"text": "1111 1111"})],
+    (  # Back leaves the field (Enter does not: card forms move to the next box with it)
+        "a split number after Back",
+        [("Type", {"text": "4111 1111"}), ("Back", {}), ("Type", {"text": "1111 1111"})],
         [],
     ),
 ]
@@ -179,3 +180,43 @@ def test_a_real_password_field_is_a_sensitive_target() -> None:
         SafetyPolicy(), [("Tap", center(secret[0].bounds)), ("Type", {"text": "x"})], elements
     )
     assert all(answer is not None and answer.startswith("password") for answer in into_secret)
+
+
+def _type(policy: SafetyPolicy, text: str) -> str | None:
+    call = ActionCall(name="Type", arguments={"text": text})
+    return policy.check(call, [make_atomic("Type", {"text": text})], "Type it", [])
+
+
+def test_a_card_number_stays_gated_when_asked_twice_and_declined() -> None:
+    """An independent fuzz found MCP's act typing a declined card number: the approval round checks the
+    action a second time, which used to add its digits to the typed run twice (24 digits, no card)."""
+    policy = SafetyPolicy()
+    assert _type(policy, "41111111") is None
+    policy.commit()
+    first = _type(policy, "11111111")
+    again = _type(policy, "11111111")  # the client's second call, carrying the person's answer
+    assert first is not None and first.startswith("card number") and again == first
+    # declined: nothing was typed, so the run is still the first half
+    assert _type(policy, "11111111") == first
+
+
+@pytest.mark.parametrize("between", ["Wait", "Enter"])
+def test_a_card_number_split_by_a_wait_or_enter_is_gated(between: str) -> None:
+    """The same fuzz typed 4111111111111111 in two halves with Wait() or Enter() between them."""
+    policy = SafetyPolicy()
+    assert _type(policy, "41111111") is None
+    policy.commit()
+    assert policy.check(ActionCall(name=between, arguments={}), [make_atomic(between, {})], "", []) is None
+    policy.commit()
+    reason = _type(policy, "11111111")
+    assert reason is not None and reason.startswith("card number")
+
+
+def test_opening_another_app_ends_the_typed_run() -> None:
+    policy = SafetyPolicy()
+    assert _type(policy, "41111111") is None
+    policy.commit()
+    home = policy.check(ActionCall(name="Home", arguments={}), [make_atomic("Home", {})], "Go home", [])
+    assert home is None
+    policy.commit()
+    assert _type(policy, "11111111") is None

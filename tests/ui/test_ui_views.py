@@ -330,3 +330,15 @@ def test_step_cards_show_the_action_in_screen_pixels_with_the_models_text_labell
     assert html.count(full) == 2 and ">Tap(640, 284)<" not in html  # the model's text only labelled
     assert "Click text (Notes)" in html and "Back()" in html
     assert "in its 768×1664 image</span>" not in html.replace(full, "")  # the frame is not a row of its own
+
+
+def test_a_model_name_cannot_close_the_status_lines_code_span() -> None:
+    """An independent fuzz typed ``x` ![m](http://127.0.0.1:P/model.png) <img src=...> `y`` as the
+    Model: the status line's code span closed and the browser fetched both pictures."""
+    import markdown_it
+
+    view = fold(one_step_events())
+    view.backbone = "custom:x` ![m](http://127.0.0.1:9/model.png) <img src='http://127.0.0.1:9/r.png'>\n\n`y"
+    html = markdown_it.MarkdownIt().render(status_markdown(view))
+    assert "<img" not in html and "&lt;img" in html
+    assert html.count("<code>") == 2  # the device and the backbone, each whole
