@@ -234,8 +234,8 @@ class _Holder:
             return any(k == "time" and _same_time(fact.key, key) for k, key in self.keys)
         if fact.kind == "number":
             return _core(fact) in self.numbers
-        if fact.kind == "quantity":  # "4.0 stars" kept as "rated 4.0"
-            return ("number", _core(fact)) in self.keys
+        if fact.kind == "quantity":  # "4.0 stars" kept as "rated 4.0"; "0.5 mi" read inside "$ 0.5 mi"
+            return ("number", _core(fact)) in self.keys or normalise(fact.text) in self.plain
         return False
 
 
@@ -319,10 +319,26 @@ def find_losses(old: str, new: str, dropped: str = "") -> Loss:
     holder = _Holder(new)
     accounted = _Holder(dropped)
     old_facts = extract_facts(old)
-    missing = [f for f in old_facts if _is_fact(f) and not holder.holds(f) and not accounted.holds(f)]
+    dropped_lines = _lines_of_dropped_items(old_facts, accounted)
+    missing = [
+        f
+        for f in old_facts
+        if _is_fact(f) and not holder.holds(f) and not accounted.holds(f) and f.line not in dropped_lines
+    ]
     moved, moved_at = _moved_values(old_facts, new, accounted)
     missing_keys = {(f.kind, f.key, f.line) for f in missing}
     return Loss(missing, [f for f in moved if (f.kind, f.key, f.line) not in missing_keys], moved_at)
+
+
+def _lines_of_dropped_items(old_facts: list[Fact], accounted: _Holder) -> set[int]:
+    """Old lines whose every item (multi-word name) the ``### Dropped ###`` section names: dropping an
+    item drops the figures listed with it ("Non-Korean results (McDonald's 3.7, Corner Diner 4.2, ...):
+    not candidates" accounts for their hours and review counts, as a real model wrote)."""
+    names: dict[int, list[Fact]] = {}
+    for fact in old_facts:
+        if fact.kind == "name" and _is_fact(fact):
+            names.setdefault(fact.line, []).append(fact)
+    return {line for line, items in names.items() if all(accounted.holds(item) for item in items)}
 
 
 def headings(lines: list[str]) -> list[str]:

@@ -198,3 +198,22 @@ def test_a_repair_strikes_a_moved_value_but_keeps_what_else_the_line_says() -> N
         "Amazon DZ201: $159.99",
         "Walmart DZ201: $144.00",
     ]
+
+
+def test_a_real_consolidation_that_names_what_it_dropped_loses_only_what_it_did_not_name() -> None:
+    """A real model's consolidation (relay run, h_korean_late_night, fast mode, request 49) named the
+    ruled-out places' distances as "Seoul Express $ 0.5 mi, ..." and the non-Korean results by name under
+    ### Dropped ###; the check said it lost "0.5 mi", "3 PM", "1,502" and more. Only the quoted "End of
+    results", which it dropped without naming, is lost."""
+    from pathlib import Path
+
+    from mae.agents.notes_budget import parse_consolidated
+    from mae.agents.notes_facts import find_losses
+
+    data = Path(__file__).parent / "data" / "real_replies"
+    old = (data / "notes_consolidation_korean_old.txt").read_text(encoding="utf-8")
+    reply = parse_consolidated(
+        (data / "notes_consolidation_korean_reply.txt").read_text(encoding="utf-8"), old
+    )
+    loss = find_losses(old, reply.notes, reply.dropped)
+    assert [fact.text for fact in loss.lost] == ['"End of results"']
