@@ -308,25 +308,6 @@ def test_run_stays_disabled_until_the_memory_update_after_stop_ends(
         server.assert_done()
 
 
-def test_a_preset_without_its_key_says_where_to_put_it(
-    page: object, demo_server: DemoServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from playwright.sync_api import expect
-
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    page.locator("#mae-backbone input").click()  # type: ignore[attr-defined]
-    page.get_by_role("option", name=re.compile("Anthropic")).click()  # type: ignore[attr-defined]
-    page.locator("#mae-task textarea").fill("Open Notes")  # type: ignore[attr-defined]
-    page.locator("#mae-run").click()  # type: ignore[attr-defined]
-    status = page.locator("#mae-status")
-    expect(status).to_contain_text(
-        "Cannot start: No API key: enter it under “Per-agent models, API keys and safety”, or set "
-        "ANTHROPIC_API_KEY on the server."
-    )
-    expect(page.locator("#mae-run")).to_be_enabled()  # nothing started
-    shot(page, "missing-key")
-
-
 def test_a_sensitive_action_waits_for_approval(page: object, demo_server: DemoServer) -> None:
     from playwright.sync_api import expect
 
@@ -621,37 +602,6 @@ def test_an_executed_step_counts_even_when_the_notetaker_reply_is_unusable(
     shot(page, "unusable-notetaker")
 
 
-def test_the_phone_check_is_hidden_while_the_virtual_phone_is_picked(
-    page: object, demo_server: DemoServer
-) -> None:
-    from playwright.sync_api import expect
-
-    expect(page.locator("#mae-phone-doctor")).to_be_hidden()  # type: ignore[attr-defined]
-    expect(page.locator("#mae-phone-doctor-report")).to_be_hidden()  # type: ignore[attr-defined]
-    expect(page.locator("#mae-doctor")).to_be_visible()  # type: ignore[attr-defined]
-    shot(page, "no-phone-check-on-virtual")
-
-
-def test_parallel_notetaker_checkbox_runs_a_task(page: object, demo_server: DemoServer) -> None:
-    from playwright.sync_api import expect
-
-    page.locator("#mae-advanced").get_by_text("Per-agent models").click()  # type: ignore[attr-defined]
-    box = page.locator("#mae-parallel-notetaker input")  # type: ignore[attr-defined]
-    expect(box).not_to_be_checked()  # the paper's order by default
-    box.check()
-    expect(page.locator("#mae-parallel-notetaker")).to_contain_text("not the paper's order")
-    shot(page, "parallel-notetaker")
-    script = maps_search_script()
-    with FakeModelServer() as server:
-        script.load(server)
-        page.locator("#mae-evolve input").uncheck()  # type: ignore[attr-defined]
-        start_run(page, server, TASK)
-        status = page.locator("#mae-status")
-        expect(status).to_contain_text("Finished", timeout=TIMEOUT_MS)
-        roles = [request.role for request in server.requests]
-    assert roles.count("notetaker") == roles.count("reflector") >= 1
-
-
 def test_a_refused_start_clears_the_previous_run_from_the_page(
     page: object, demo_server: DemoServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -761,18 +711,3 @@ def test_the_phone_view_shows_a_paged_list_and_turns_its_page(page: object, demo
         shot(page, "paged-list")
     finally:
         phone.set_realism(Realism())
-
-
-def test_a_task_runs_through_the_demo_on_a_reasoning_model(page: object, demo_server: DemoServer) -> None:
-    """A model that refuses ``max_tokens`` and ``temperature`` (OpenAI's reasoning models, issue 44):
-    the first call adapts, the run finishes, and no later request repeats the refused parameters."""
-    from playwright.sync_api import expect
-
-    with FakeModelServer(reasoning=True) as server:
-        two_step_script().load(server)
-        start_run(page, server, "Open Notes, then go back to the home screen")
-        expect(page.locator("#mae-status")).to_contain_text("Finished", timeout=TIMEOUT_MS)
-        server.assert_done()
-    assert len(server.refused) == 2
-    answered = [r for r in server.requests if r not in server.refused]
-    assert answered and all("max_tokens" not in r.body and "temperature" not in r.body for r in answered)
