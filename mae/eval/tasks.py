@@ -31,17 +31,24 @@ def virtual_tasks(variant: str = "", realism: str = "task", seed: int | None = N
     """The virtual suite (``mae.eval.virtual_suite``), graded by code after every step.
 
     ``variant`` names the task set: ``hard`` (the default: 25 tasks shaped like Mobile-Eval-E's, with
-    obstacles), ``basic`` (the first 17 short tasks) or ``all`` (both, hard first). ``realism`` is
-    ``task`` (each task's own obstacles), ``on`` (all of them, seeded) or ``off``.
+    obstacles), ``basic`` (the first 17 short tasks), ``frontier`` (the self-evolution tier: scenarios
+    whose tasks share app behaviours to be learnt) or ``all`` (hard and basic, hard first). ``realism``
+    is ``task`` (each task's own obstacles), ``on`` (all of them, seeded) or ``off``.
     """
     from mae.device.virtual.realism import Realism
     from mae.eval.virtual_suite import SuiteName, load_task_suite
 
     chosen = variant or "hard"
-    sets: dict[str, list[SuiteName]] = {"hard": ["hard"], "basic": ["basic"], "all": ["hard", "basic"]}
+    sets: dict[str, list[SuiteName]] = {
+        "hard": ["hard"],
+        "basic": ["basic"],
+        "frontier": ["frontier"],
+        "all": ["hard", "basic"],
+    }
     if chosen not in sets:
         raise ConfigError(
-            f"no virtual suite {chosen!r}: use virtual (the hard suite), virtual:basic or virtual:all"
+            f"no virtual suite {chosen!r}: use virtual (the hard suite), virtual:basic, virtual:frontier "
+            "or virtual:all"
         )
     override = None if realism == "task" else Realism(enabled=realism == "on", seed=seed or 0)
     tasks = []

@@ -28,9 +28,12 @@ from mae.eval.reference import RefAction, compile_plan
 
 TASKS_FILE = Path(__file__).parent / "data" / "virtual_tasks.json"
 HARD_TASKS_FILE = Path(__file__).parent / "data" / "virtual_tasks_hard.json"
-SuiteName = Literal["basic", "hard"]
-SUITE_FILES: dict[str, Path] = {"basic": TASKS_FILE, "hard": HARD_TASKS_FILE}
-"""``basic``: 17 short tasks without realism; ``hard``: the Mobile-Eval-E mirror with realism on."""
+FRONTIER_DIR = Path(__file__).parent / "data" / "frontier"
+SuiteName = Literal["basic", "hard", "frontier"]
+SUITE_FILES: dict[str, Path] = {"basic": TASKS_FILE, "hard": HARD_TASKS_FILE, "frontier": FRONTIER_DIR}
+"""``basic``: 17 short tasks without realism; ``hard``: the Mobile-Eval-E mirror with realism on;
+``frontier``: a folder with one file per scenario, whose tasks share app behaviours to be learnt
+(the self-evolution tier)."""
 USER_TASKS_FILE = "tasks.json"
 SEARCH_EVENTS = ("search", "scholar_search")
 SEARCH_SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -327,6 +330,22 @@ class TaskFile(BaseModel):
     tasks: list[VirtualTask]
 
 
+def suite_paths(path: Path) -> list[Path]:
+    """The task files of a suite: the file itself, or every ``*.json`` of its folder in name order."""
+    return sorted(path.glob("*.json")) if path.is_dir() else [path]
+
+
+def _read_suite(path: Path) -> dict[str, object]:
+    files = suite_paths(path)
+    if not files:
+        raise ConfigError(f"the virtual suite folder {path} holds no task files")
+    raws = [read_json(f) for f in files]
+    if len(raws) == 1:
+        return dict(raws[0])
+    tasks = [t for raw in raws for t in raw.get("tasks", [])]
+    return {"length": len(tasks), "scenario": path.name.upper(), "scenario_id": 0, "tasks": tasks}
+
+
 def load_task_suite(
     data_dir: str | Path | None = None, suite: SuiteName = "basic", realism: Realism | None = None
 ) -> list[VirtualTask]:
@@ -340,7 +359,7 @@ def load_task_suite(
     """
     if suite not in SUITE_FILES:
         raise ConfigError(f"no virtual suite {suite!r}; choose one of: {', '.join(SUITE_FILES)}")
-    raw = read_json(SUITE_FILES[suite])
+    raw = _read_suite(SUITE_FILES[suite])
     user_ids: set[str] = set()
     if data_dir is not None and (Path(data_dir) / USER_TASKS_FILE).is_file():
         user = read_json(Path(data_dir) / USER_TASKS_FILE)
@@ -372,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if a stored sequence is out of date")
     args = parser.parse_args(argv)
     stale: list[str] = []
-    for path in SUITE_FILES.values():
+    for path in (f for folder in SUITE_FILES.values() for f in suite_paths(folder)):
         raw = json.loads(path.read_text(encoding="utf-8"))
         before = len(stale)
         for entry in raw["tasks"]:
