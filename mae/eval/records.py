@@ -68,6 +68,30 @@ class ActionEntry(BaseModel):
         return self.operations if self.operations is not None else int(self.executed)
 
 
+class MemoryUse(BaseModel):
+    """The long-term memory of one run: what it was given, what it used, and (in the evolution
+    setting) what the Experience Reflectors wrote back after it."""
+
+    tips_given: list[str] = Field(default_factory=list, description="the Tips the run's prompts held")
+    tips_in_store: int = 0
+    shortcuts_given: list[str] = Field(default_factory=list, description="the Shortcuts it could call")
+    shortcuts_in_store: int = 0
+    shortcuts_withheld: list[str] = Field(default_factory=list)
+    retrieval: str = Field(default="", description="what the Experience Retrievers selected, if they ran")
+    tips_written: list[str] = Field(default_factory=list, description="Tips the reflection added or reworded")
+    shortcuts_added: list[str] = Field(default_factory=list)
+    shortcuts_revised: list[str] = Field(default_factory=list)
+    version_written: int | None = None
+
+    def used(self, actions: list[ActionEntry]) -> dict[str, int]:
+        """How many times each Shortcut was called, in the order of first use."""
+        counts: dict[str, int] = {}
+        for action in actions:
+            if action.shortcut:
+                counts[action.shortcut] = counts.get(action.shortcut, 0) + 1
+        return counts
+
+
 class TaskRecord(BaseModel):
     """One line of ``results.jsonl``: one task, one repeat."""
 
@@ -106,6 +130,7 @@ class TaskRecord(BaseModel):
     cost_usd: float | None = None
     cost_note: str = ""
     memory_version: int | None = None
+    memory: MemoryUse | None = Field(default=None, description="None in records from before it was kept")
     future_tasks: list[str] = Field(default_factory=list, description="given to the reflectors (evolution)")
     reference_operations: int = 0
     skip_planning_while_loading: bool | None = Field(

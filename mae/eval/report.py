@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mae.errors import MaeError
 from mae.eval.marks import judged_records
+from mae.eval.memory_report import MEMORY_HEADERS, memory_rows
 from mae.eval.metrics import (
     EvalSummary,
     GroupMetrics,
@@ -307,6 +308,19 @@ def build_report(records: Sequence[TaskRecord], summary: EvalSummary) -> Report:
             task_rows,
         )
     )
+    memory = memory_rows(records)
+    if memory:
+        tables.append(
+            Table(
+                "Long-term memory per task (Tips and Shortcuts)",
+                MEMORY_HEADERS,
+                memory,
+                note="Tips given: the Tips in the run's prompts, of those in the memory it started from "
+                "(retrieved: the Experience Retrievers chose them). Shortcuts used: calls the Operator "
+                "made. Written after it: what the Experience Reflectors added to the memory the "
+                "scenario's next task starts from (evolution setting).",
+            )
+        )
     notes = [
         "SS = fulfilled rubric items / all items, averaged over graded tasks. AA = correct actions / judged "
         "actions and RA = correct Action Reflector verdicts / judged verdicts, as marked by a person (or a "

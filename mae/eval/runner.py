@@ -19,18 +19,27 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from mae.agents.experience import PROVIDER_DOWN_ERRORS
+from mae.agents.experience import PROVIDER_DOWN_ERRORS, ExperienceReport
 from mae.device.base import Device
 from mae.errors import ConfigError, ExitReason
 from mae.eval.approvals import ApprovalEntry, SensitivePolicy
 from mae.eval.code_proxy import ProxyAction, action_correctness, reflection_correctness
 from mae.eval.prices import estimate_cost
-from mae.eval.records import RESULTS_FILE, ActionEntry, TaskRecord, append_result, read_results, task_key
+from mae.eval.records import (
+    RESULTS_FILE,
+    ActionEntry,
+    MemoryUse,
+    TaskRecord,
+    append_result,
+    read_results,
+    task_key,
+)
 from mae.eval.tasks import EvalTask
 from mae.memory.atomic import atomic_write_text
 from mae.memory.longterm import MemoryStore
+from mae.memory.tips import split_tips
 from mae.run.events import Event
-from mae.run.evolution import BetweenTasks, MemorySession
+from mae.run.evolution import BetweenTasks, MemorySession, Prepared
 from mae.run.loop import Approver, run_task
 from mae.run.results import TaskResult
 from mae.run.runtime import Runtime
@@ -206,7 +215,17 @@ def memory_folder_name(scenario: str, repeat: int) -> str:
 def outcome_text(record: TaskRecord) -> str:
     """``finished, 7 steps, SS 100%``: how a task run ended, for progress lines."""
     score = f"SS {record.curve[-1] * 100:.0f}%" if record.grader == "code" else "to be judged"
-    return f"{record.exit_reason.value}, {len(record.actions)} steps, {score}"
+    text = f"{record.exit_reason.value}, {len(record.actions)} steps, {score}"
+    memory = record.memory
+    if memory is not None:
+        used = memory.used(record.actions)
+        if used:
+            text += "; used " + ", ".join(f"{name} ({count}×)" for name, count in used.items())
+        if memory.tips_written or memory.shortcuts_added or memory.shortcuts_revised:
+            learnt = [f"{len(memory.tips_written)} Tip(s)"] if memory.tips_written else []
+            learnt += [f"Shortcut {name}" for name in memory.shortcuts_added + memory.shortcuts_revised]
+            text += "; wrote " + ", ".join(learnt)
+    return text
 
 
 @dataclass
@@ -408,7 +427,8 @@ class EvalRunner:
         ):
             self.halted = result.message  # an outage or a refused key says nothing of the agent: stop here
             return None
-        session.finish(result, prepared, future if options.setting == "evolution" else ())
+        experience = session.finish(result, prepared, future if options.setting == "evolution" else ())
+        memory = memory_use(prepared, experience, session.tips_now() if experience else [])
         cost, note = estimate_cost(runtime.client.records[first_call:])
         record = TaskRecord(
             key=task_key(task.task_id, repeat),
@@ -446,6 +466,7 @@ class EvalRunner:
             cost_usd=cost,
             cost_note=note,
             memory_version=prepared.memory_version if options.setting == "evolution" else None,
+            memory=memory,
             future_tasks=future if options.setting == "evolution" else [],
             reference_operations=task.reference_operations,
             skip_planning_while_loading=runtime.settings.loop.skip_planning_while_loading,
@@ -462,6 +483,28 @@ class EvalRunner:
                 }
             )
         return record
+
+
+def memory_use(prepared: Prepared, experience: ExperienceReport | None, tips_now: list[str]) -> MemoryUse:
+    """What the memory gave a run and, when it evolved, what the reflection wrote (``tips_now``: the
+    store's Tips after it)."""
+    retrieved = prepared.retrieved
+    selected = retrieved is not None and (
+        retrieved.tips_selected is not None or retrieved.shortcuts_selected is not None
+    )
+    before = set(prepared.store_tips)
+    return MemoryUse(
+        tips_given=split_tips(prepared.tips),
+        tips_in_store=len(prepared.store_tips),
+        shortcuts_given=list(prepared.shortcuts),
+        shortcuts_in_store=retrieved.shortcuts_total if retrieved else len(prepared.shortcuts),
+        shortcuts_withheld=list(prepared.withheld),
+        retrieval=retrieved.summary() if retrieved is not None and selected else "",
+        tips_written=[tip for tip in tips_now if tip not in before] if experience else [],
+        shortcuts_added=list(experience.added) if experience else [],
+        shortcuts_revised=list(experience.revised) if experience else [],
+        version_written=experience.version if experience else None,
+    )
 
 
 def _spec(task: EvalTask) -> Any:

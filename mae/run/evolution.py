@@ -35,6 +35,7 @@ from mae.errors import ConfigError, DeviceError, MaeError
 from mae.llm.client import ChatClient
 from mae.memory.atomic import atomic_write_text
 from mae.memory.longterm import MemoryStore, initial_state, policy_from
+from mae.memory.tips import split_tips
 from mae.run.loop import PerceptorLike, RunControls, RunRequest, run_task
 from mae.run.results import TaskResult
 
@@ -173,6 +174,8 @@ class Prepared:
     retrieved: Retrieved | None = None
     withheld: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    store_tips: list[str] = field(default_factory=list)
+    """Every Tip of the memory the run started from (``tips`` may hold a selection of them)."""
 
     def request(self, instruction: str) -> RunRequest:
         """The run of ``instruction`` with this memory and guard."""
@@ -241,7 +244,12 @@ class MemorySession:
             retrieved=retrieved,
             withheld=withheld,
             notes=notes,
+            store_tips=split_tips(state.tips),
         )
+
+    def tips_now(self) -> list[str]:
+        """The Tips the memory holds now (the initial ones when this session has no store)."""
+        return split_tips((self.store.load() if self.use_store else initial_state()).tips)
 
     def finish(
         self, result: TaskResult, prepared: Prepared, future_tasks: Sequence[str] = ()

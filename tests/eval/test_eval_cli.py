@@ -230,6 +230,17 @@ def test_eval_evolution_shares_memory_and_tells_the_reflectors_the_future_tasks(
     assert tasks[1].instruction in reflections[0].text.split("### Upcoming Tasks ###")[1]
     assert list((out / "memory").iterdir())  # the shared memory lives in the eval folder
     assert "Mobile-Agent-E + Evo" in (out / "report.md").read_text()
+    # what each task was given and what it wrote back, in the record and the report
+    assert first.memory is not None and second.memory is not None
+    assert first.memory.version_written == second.memory_version
+    assert len(first.memory.tips_given) == first.memory.tips_in_store == 4  # the paper's four user Tips
+    assert first.memory.tips_written and set(first.memory.tips_written) <= set(second.memory.tips_given)
+    assert second.memory.tips_in_store == len(second.memory.tips_given) > 4
+    report = (out / "report.md").read_text()
+    assert "## Long-term memory per task (Tips and Shortcuts)" in report
+    table = report.split("## Long-term memory per task (Tips and Shortcuts)")[1]
+    row = next(line for line in table.splitlines() if line.startswith(f"| {tasks[0].task_id} |"))
+    assert f"memory version {first.memory.version_written}" in row and "Tip(s) new or reworded" in row
 
 
 def test_eval_mobile_eval_e_tasks_wait_for_the_judge(
