@@ -286,7 +286,8 @@ def test_the_speculative_operator_is_told_the_last_action_is_not_judged_yet() ->
     seen = assumed_success(memory, record).actions[-1].summary()
     assert "not judged yet" in seen and "successful" not in seen.replace("succeeded", "")
     assert memory.actions == []  # the run's own memory is untouched
-    assert "Outcome: successful" in record.model_copy(update={"outcome": "A"}).summary()
+    judged = record.model_copy(update={"outcome": "A"}).summary()
+    assert "Outcome: successful or partially successful" in judged
 
 
 @pytest.mark.parametrize(("dump", "permission"), [("108.xml", True), ("160.xml", False)])

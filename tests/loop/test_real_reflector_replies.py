@@ -1,0 +1,22 @@
+"""Real Action Reflector replies (relay runs with a real multimodal model) and what later prompts show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mae.agents.reflector import parse_reply
+from mae.memory.working import ActionRecord
+
+REPLIES = Path(__file__).parent / "data" / "real_replies"
+
+
+def test_a_partial_success_is_not_shown_as_plain_success_in_later_prompts() -> None:
+    """Hotel task, request 3: the model judged "A. Partially successful" (Chrome still loading), then read
+    "Outcome: successful" for that step in every later prompt. The paper's A means successful or partially
+    successful, and the history now says so."""
+    reply = parse_reply((REPLIES / "reflector_partial_loading.txt").read_text(encoding="utf-8"))
+    assert reply.outcome == "A"
+    line = ActionRecord(step=1, name="Open_App", text='Open_App("Chrome")', outcome=reply.outcome).summary()
+    assert line.endswith("Outcome: successful or partially successful")
+    failed = ActionRecord(step=2, name="Tap", text="Tap(1, 2)", outcome="C").summary()
+    assert "Outcome: failed" in failed and "partially" not in failed
