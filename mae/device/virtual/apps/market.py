@@ -295,7 +295,7 @@ class MarketApp(ShopApp):
 
     def screen_protect(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         product = self.product(screen.item)
-        bar = widgets.app_bar(c, top, "Add to cart", actions=[("close", "close", self.back)])
+        bar = widgets.app_bar(c, top, "Review item", actions=[("close", "close", self.back)])
         price = product.protection or 0.0
         with c.scroll_view(screen, bar, bottom) as view:
             y = 20.0
