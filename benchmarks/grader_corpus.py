@@ -1,13 +1,15 @@
-"""The grader corpus: hand-written routes through every hard task, with the score each one deserves.
+"""The grader corpus: hand-written routes through every hard and frontier task, with the score each one
+deserves.
 
-For each task of the hard virtual suite the corpus holds correct routes that differ from the task's
-reference (another query, another order, another wording of the note: 24-hour times, "not on sale",
-NYC) and plausible wrong ones (prices swapped between items, a scratch note followed by a wrong final
-note, a cart with a laptop that breaks the constraints, stopping on a dearer flight). Each route is a
-list of plan steps (``open``, ``tap``, ``see``, ``type``... as in a task's ``plan``); steps written as
-``act <operation>`` are raw operations (``act Tap(540, 1200)``), and a step may be a function of the
-phone that returns one operation. A route is compiled on one phone, then its operations are replayed
-through the documented API (``task.prepare``, ``task.replay``, ``task.grade``) on a fresh phone.
+For each task of the hard virtual suite and of the frontier tier (``CORPUS_SUITES``) the corpus holds
+correct routes that differ from the task's reference (another query, another order, another wording of
+the note: 24-hour times, "not on sale", NYC) and plausible wrong ones (prices swapped between items, a
+scratch note followed by a wrong final note, a cart with a laptop that breaks the constraints, stopping
+on a dearer flight). Each route is a list of plan steps (``open``, ``tap``, ``see``, ``type``... as in a
+task's ``plan``); steps written as ``act <operation>`` are raw operations (``act Tap(540, 1200)``), and
+a step may be a function of the phone that returns one operation. A route is compiled on one phone, then
+its operations are replayed through the documented API (``task.prepare``, ``task.replay``,
+``task.grade``) on a fresh phone.
 
 A correct route expects every rubric item to hold; a wrong route names the rubric items (0-based) that
 must fail, and every other item must hold. The script counts, over all routes:
@@ -30,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import grader_routes_frontier_shop
 import grader_routes_places
 import grader_routes_real_notes
 import grader_routes_research
@@ -38,9 +41,12 @@ from grader_routes import Route, Step  # the hand-written routes (data), one fil
 
 from mae.device.virtual import VirtualPhone
 from mae.eval.reference import compile_plan
-from mae.eval.virtual_suite import VirtualTask, load_task_suite
+from mae.eval.virtual_suite import SuiteName, VirtualTask, load_task_suite
 
-__all__ = ["Outcome", "Route", "corpus", "grade_route", "run_corpus", "summary"]
+CORPUS_SUITES: tuple[SuiteName, ...] = ("hard", "frontier")
+"""The suites whose tasks the corpus covers."""
+
+__all__ = ["CORPUS_SUITES", "Outcome", "Route", "corpus", "grade_route", "run_corpus", "summary"]
 
 
 @dataclass
@@ -94,8 +100,8 @@ def grade_route(task: VirtualTask, route: Route) -> Outcome:
 
 
 def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
-    """Every hard task's routes (a scenario file's, then those of ``grader_routes_real_notes``); the
-    tasks' own plans are reused where a route only adds to them."""
+    """The routes of every task in ``tasks`` (a scenario file's, then those of ``grader_routes_real_notes``
+    and the frontier tier's); the tasks' own plans are reused where a route only adds to them."""
     plan = {task_id: task.plan for task_id, task in tasks.items()}
     out: dict[str, list[Route]] = {}
     for part in (
@@ -103,14 +109,16 @@ def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
         grader_routes_research,
         grader_routes_shopping,
         grader_routes_real_notes,
+        grader_routes_frontier_shop,
     ):
         for task_id, routes in part.routes(plan).items():
-            out.setdefault(task_id, []).extend(routes)
+            if task_id in tasks:
+                out.setdefault(task_id, []).extend(routes)
     return out
 
 
 def run_corpus(only: set[str] | None = None) -> list[Outcome]:
-    tasks = {task.id: task for task in load_task_suite(suite="hard")}
+    tasks = {task.id: task for suite in CORPUS_SUITES for task in load_task_suite(suite=suite)}
     outcomes: list[Outcome] = []
     for task_id, routes in corpus(tasks).items():
         if only and task_id not in only:

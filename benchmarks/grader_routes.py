@@ -1,6 +1,7 @@
 """What the grader corpus's routes are made of: ``Route``, the steps several tasks share, and helpers.
 The routes are in ``grader_routes_places.py``, ``grader_routes_research.py`` and
-``grader_routes_shopping.py``, one file per family of Mobile-Eval-E scenarios;
+``grader_routes_shopping.py``, one file per family of Mobile-Eval-E scenarios (and
+``grader_routes_frontier_shop.py`` for the frontier tier's Cartwell scenarios);
 ``benchmarks/grader_corpus.py`` replays and counts them (see its docstring for the step syntax)."""
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ from mae.errors import ConfigError
 DATA_DIR = Path(__file__).parent / "data"
 SUITE_DATA_DIR = DATA_DIR / "suite"
 """Content added for the harder evaluation suite, merged over ``DATA_DIR`` like a user directory."""
+FRONTIER_DATA_DIR = DATA_DIR / "frontier"
+"""Content added for the frontier tier (new stores and apps), merged after ``SUITE_DATA_DIR``."""
 CONTENT_FILES = ("apps", "maps", "shopping", "browser", "social", "notes")
 
 
@@ -35,7 +37,7 @@ class AppSpec(BaseModel):
 
     label: str
     package: str
-    kind: Literal["maps", "notes", "shop", "browser", "social", "list"]
+    kind: Literal["maps", "notes", "shop", "market", "browser", "social", "list"]
     aliases: list[str] = Field(default_factory=list)
     icon: IconSpec
     store: str = ""
@@ -114,6 +116,13 @@ class Product(BaseModel):
     image: ProductImage = Field(default_factory=ProductImage)
     about: list[str] = Field(default_factory=list)
     reviews: list[Review] = Field(default_factory=list)
+    attrs: dict[str, str] = Field(
+        default_factory=dict, description="what a store's filter sheet filters on (Capacity: 2 TB)"
+    )
+    in_stock: bool = Field(default=True, description="False: listed as out of stock whatever the realism")
+    protection: float | None = Field(
+        default=None, description="price of the 2-year protection plan a market app offers with it"
+    )
 
     @property
     def on_sale(self) -> bool:
@@ -128,6 +137,9 @@ class Store(BaseModel):
     accent: str = "#0B57D0"
     sale_label: str = "Sale"
     featured: list[str] = Field(default_factory=list)
+    filters: list[str] = Field(
+        default_factory=list, description="product attributes a market app's filter sheet offers"
+    )
     products: list[Product]
 
 
@@ -258,8 +270,9 @@ def read_json(path: Path) -> Any:
 def load_raw(name: str, data_dir: Path | None = None) -> Any:
     """The built-in ``<name>.json`` merged with the user's file of the same name, if any."""
     data = read_json(DATA_DIR / f"{name}.json")
-    if (SUITE_DATA_DIR / f"{name}.json").is_file():
-        data = merge(data, read_json(SUITE_DATA_DIR / f"{name}.json"))
+    for extra in (SUITE_DATA_DIR, FRONTIER_DATA_DIR):
+        if (extra / f"{name}.json").is_file():
+            data = merge(data, read_json(extra / f"{name}.json"))
     if data_dir is not None and (data_dir / f"{name}.json").is_file():
         data = merge(data, read_json(data_dir / f"{name}.json"))
     return data

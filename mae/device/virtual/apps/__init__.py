@@ -10,6 +10,7 @@ def make_app(spec: AppSpec, host: Host) -> App:
     """Instantiate the app described by ``spec``."""
     from mae.device.virtual.apps.browser import BrowserApp
     from mae.device.virtual.apps.maps import MapsApp
+    from mae.device.virtual.apps.market import MarketApp
     from mae.device.virtual.apps.notes import NotesApp
     from mae.device.virtual.apps.shop import ShopApp
     from mae.device.virtual.apps.simple import ListApp
@@ -19,6 +20,7 @@ def make_app(spec: AppSpec, host: Host) -> App:
         "maps": MapsApp,
         "notes": NotesApp,
         "shop": ShopApp,
+        "market": MarketApp,
         "browser": BrowserApp,
         "social": SocialApp,
         "list": ListApp,

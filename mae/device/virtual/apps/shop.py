@@ -83,9 +83,13 @@ class ShopApp(App):
         self.event("view_product", product_id)
         self.push(Screen("product", item=product_id))
 
+    def in_stock(self, product: Product) -> bool:
+        """Whether ``product`` can be bought now."""
+        return product.realism != "out_of_stock"
+
     def add_to_cart(self, product_id: str) -> None:
         product = self.product(product_id)
-        if product.realism == "out_of_stock":
+        if not self.in_stock(product):
             return
         for item in self.cart:
             if item.product_id == product_id:
@@ -232,7 +236,7 @@ class ShopApp(App):
                 with view.row(y, 90):
                     self._badge(c, 48, y + 10, product.badge)
                 y += 90
-            available = product.realism != "out_of_stock"
+            available = self.in_stock(product)
             with view.row(y, 80):
                 stock, colour = (
                     ("In stock", theme.GREEN_TEXT) if available else ("Out of stock", theme.RED_TEXT)
