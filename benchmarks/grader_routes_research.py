@@ -120,6 +120,26 @@ def routes(plan: Plans) -> dict[str, list[Route]]:
                     "tap Chinese Beef and Potato Stir-Fry with Onions, 40 Minute Recipe - YouTube",
                 ],
             ),
+            Route(  # a real model's route (relay run): the 2-hour braise ruled out from its title in the
+                # results, the video opened from the first search's results
+                "video found among the recipe results",
+                [
+                    *plan["h_recipe_video"][:2],
+                    "type Chinese beef potato onion recipe",
+                    "enter",
+                    "tap Chinese Beef and Potato Stir-Fry in 40 Minutes",
+                    "back",
+                    "tap Chinese Beef and Potato Stir-Fry with Onions, 40 Minute Recipe - YouTube",
+                ],
+            ),
+            Route(
+                "the video from the results without opening a recipe",
+                [
+                    *plan["h_recipe_video"][:4],
+                    "tap Chinese Beef and Potato Stir-Fry with Onions, 40 Minute Recipe - YouTube",
+                ],
+                {3},
+            ),
             Route(
                 "the three-hour stew video",
                 [*plan["h_recipe_video"][:11], "tap Slow-Cooked Beef Stew with Potatoes, 3 Hours - YouTube"],

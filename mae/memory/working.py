@@ -57,7 +57,9 @@ class ActionRecord(BaseModel):
 
     def summary(self) -> str:
         """One line for prompts: action, expectation and outcome."""
-        status = "successful or partially successful" if self.outcome == "A" else f"failed ({OUTCOME_MEANING[self.outcome]})"
+        status = "successful or partially successful"  # the paper's A
+        if self.outcome != "A":
+            status = f"failed ({OUTCOME_MEANING[self.outcome]})"
         if not self.executed:
             status = "not executed"  # the feedback says why: invalid, or declined by the user
         elif self.pending:

@@ -158,3 +158,19 @@ def test_dimmed_display_list_paints_what_a_scrim_over_the_painted_app_would() ->
         max(ImageChops.difference(expected.crop(band), got.crop(band)).getextrema(), key=lambda e: e[1])[1]
         <= 2
     )
+
+
+def test_rows_readable_above_a_sheet_count_as_seen_and_rows_under_it_do_not() -> None:
+    """Horror-movie task, real model: three Night Harbor posts lay above X's "Sign in for a better
+    experience" sheet, plainly readable through its scrim; the model read and summarised them, yet the
+    grader counted none as seen (rows behind a dialog were never marked), and "Read several reviews"
+    was lost. Rows wholly above the dialog are seen; rows it covers are not."""
+    phone = _phone_with("sheet", app="X")
+    dialog_top = phone._dialog_box[1] if phone._dialog_box else 0
+    under_sheet = {key for key in phone.seen_now() if key.startswith("x:post:")}
+    assert under_sheet and dialog_top > 600
+    while phone.realism.dialog("X") is not None:
+        phone.back()
+    plain = [key for key in phone.seen_now() if key.startswith("x:post:")]
+    assert under_sheet < set(plain)  # the rows the sheet covers are not seen
+    assert under_sheet == set(plain[: len(under_sheet)])  # the top rows are

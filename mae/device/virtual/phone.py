@@ -277,10 +277,20 @@ class VirtualPhone(keyboard.KeyHandler):
             if dialog is not None:
                 left, top, right, low = draw_dialog(c, dialog, theme.STATUS_H, bottom)
                 self._dialog_box = (c.px(left), c.px(top), c.px(right), c.px(low))
+                if scrim_alpha(dialog) < 1.0:
+                    self._seen_above(c, app, top)
             status_bg = app.status_color
         system.status_bar(c, self.clock_text(), status_bg)
         system.nav_bar(c, self)
         return c.frame()
+
+    def _seen_above(self, c: Canvas, app: App, dialog_top: float) -> None:
+        """Rows wholly visible above a dialog, through its translucent scrim, are on screen: a person
+        reads them there (a real model read three posts above a sign-in sheet), so they count as seen."""
+        above = Canvas(c.width, c.height, theme.WHITE, layers=self._layers)
+        app.build(above, theme.STATUS_H, max(theme.STATUS_H, dialog_top))
+        for key in above.frame().seen:
+            c.mark_seen(key)
 
     def _keyboard(self, c: Canvas, top: float) -> None:
         mode = self.keyboard_mode

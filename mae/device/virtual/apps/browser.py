@@ -202,7 +202,7 @@ class BrowserApp(App):
                     url = f"Sponsored - {page.url}" if page.realism == "sponsored" else page.url
                     c.text(48, y + 30, url, size=theme.SMALL, color=theme.TEXT_2, anchor="lm")
                 y += 60
-                y = self._link(c, view, y, page.title, link, 66)
+                y = self._link(c, view, y, page.title, link, 66, f"web:result:{page.id}")
                 for line in c.wrap(page.snippet, theme.BODY, c.dw - 96, max_lines=3):
                     with view.row(y, 58):
                         c.text(48, y + 29, line, size=theme.BODY, color=theme.TEXT_2, anchor="lm")
