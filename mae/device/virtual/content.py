@@ -21,7 +21,7 @@ from mae.errors import ConfigError
 DATA_DIR = Path(__file__).parent / "data"
 SUITE_DATA_DIR = DATA_DIR / "suite"
 """Content added for the harder evaluation suite, merged over ``DATA_DIR`` like a user directory."""
-CONTENT_FILES = ("apps", "maps", "shopping", "browser", "social", "notes")
+CONTENT_FILES = ("apps", "maps", "shopping", "browser", "social", "notes", "trips")
 
 
 class ListRow(BaseModel):
@@ -35,7 +35,7 @@ class AppSpec(BaseModel):
 
     label: str
     package: str
-    kind: Literal["maps", "notes", "shop", "browser", "social", "list"]
+    kind: Literal["maps", "notes", "shop", "browser", "social", "list", "trips"]
     aliases: list[str] = Field(default_factory=list)
     icon: IconSpec
     store: str = ""
@@ -208,6 +208,46 @@ class NotesFile(BaseModel):
     notes: list[SeedNote] = Field(default_factory=list)
 
 
+class City(BaseModel):
+    """A destination of the Trips app, offered as a suggestion while the user types."""
+
+    id: str
+    name: str
+    region: str
+    abbr: str = Field(default="", description="the state's or country's short form (IL, MO)")
+    popularity: int = Field(description="suggestions are listed most popular first")
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}, {self.region}"
+
+
+class Hotel(BaseModel):
+    """A place to stay in the Trips app; ``rank`` orders the "Recommended" sort."""
+
+    id: str
+    realism: RealismTag = ""
+    city: str
+    name: str
+    stars: int
+    rating: float = Field(description="guest rating out of 10")
+    reviews_count: int
+    price: int = Field(description="price per night in dollars")
+    free_cancellation: bool = False
+    breakfast: bool = False
+    pets: bool = False
+    parking: bool = False
+    pool: bool = False
+    distance_mi: float
+    address: str
+    rank: int = 0
+
+
+class TripsFile(BaseModel):
+    cities: list[City] = Field(default_factory=list)
+    hotels: list[Hotel] = Field(default_factory=list)
+
+
 class Content(BaseModel):
     """Everything the apps show."""
 
@@ -217,6 +257,7 @@ class Content(BaseModel):
     browser: BrowserFile
     social: SocialFile
     notes: NotesFile
+    trips: TripsFile = Field(default_factory=TripsFile)
 
     def store(self, store_id: str) -> Store:
         for store in self.shopping.stores:
