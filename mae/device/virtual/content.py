@@ -21,6 +21,9 @@ from mae.errors import ConfigError
 DATA_DIR = Path(__file__).parent / "data"
 SUITE_DATA_DIR = DATA_DIR / "suite"
 """Content added for the harder evaluation suite, merged over ``DATA_DIR`` like a user directory."""
+FRONTIER_DATA_DIR = DATA_DIR / "frontier"
+"""Content added for the frontier tier's scenarios, merged after ``SUITE_DATA_DIR``: ``<name>.json``
+and ``<name>.<part>.json`` (one part per scenario family, e.g. ``browser.travel.json``)."""
 CONTENT_FILES = ("apps", "maps", "shopping", "browser", "social", "notes", "trips")
 
 
@@ -301,6 +304,8 @@ def load_raw(name: str, data_dir: Path | None = None) -> Any:
     data = read_json(DATA_DIR / f"{name}.json")
     if (SUITE_DATA_DIR / f"{name}.json").is_file():
         data = merge(data, read_json(SUITE_DATA_DIR / f"{name}.json"))
+    for part in sorted([*FRONTIER_DATA_DIR.glob(f"{name}.json"), *FRONTIER_DATA_DIR.glob(f"{name}.*.json")]):
+        data = merge(data, read_json(part))
     if data_dir is not None and (data_dir / f"{name}.json").is_file():
         data = merge(data, read_json(data_dir / f"{name}.json"))
     return data
