@@ -1,4 +1,5 @@
-"""The grader corpus: hand-written routes through every hard task, with the score each one deserves.
+"""The grader corpus: hand-written routes through every hard and frontier task, with the score each one
+deserves.
 
 For each task of the hard virtual suite the corpus holds correct routes that differ from the task's
 reference (another query, another order, another wording of the note: 24-hour times, "not on sale",
@@ -30,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import grader_routes_frontier_travel
 import grader_routes_places
 import grader_routes_real_notes
 import grader_routes_research
@@ -38,7 +40,10 @@ from grader_routes import Route, Step  # the hand-written routes (data), one fil
 
 from mae.device.virtual import VirtualPhone
 from mae.eval.reference import compile_plan
-from mae.eval.virtual_suite import VirtualTask, load_task_suite
+from mae.eval.virtual_suite import SuiteName, VirtualTask, load_task_suite
+
+SUITES: tuple[SuiteName, ...] = ("hard", "frontier")
+"""The suites whose tasks the corpus grades."""
 
 __all__ = ["Outcome", "Route", "corpus", "grade_route", "run_corpus", "summary"]
 
@@ -103,6 +108,7 @@ def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
         grader_routes_research,
         grader_routes_shopping,
         grader_routes_real_notes,
+        grader_routes_frontier_travel,
     ):
         for task_id, routes in part.routes(plan).items():
             out.setdefault(task_id, []).extend(routes)
@@ -110,7 +116,7 @@ def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
 
 
 def run_corpus(only: set[str] | None = None) -> list[Outcome]:
-    tasks = {task.id: task for task in load_task_suite(suite="hard")}
+    tasks = {task.id: task for suite in SUITES for task in load_task_suite(suite=suite)}
     outcomes: list[Outcome] = []
     for task_id, routes in corpus(tasks).items():
         if only and task_id not in only:
