@@ -546,9 +546,14 @@ class TripsApp(App):
                 c.text(48, y + 60, "Amenities", size=theme.LARGE, bold=True, anchor="lm")
             y += 100
             amenities = [FILTERS[k] for k in ("breakfast", "pets", "parking", "pool") if getattr(hotel, k)]
-            for text in amenities or ["No extras listed"]:
+            for text in amenities:
                 with view.row(y, 64):
-                    c.text(80, y + 32, f"• {text}", size=theme.BODY, anchor="lm")
+                    icons.glyph(c, "check", 90, y + 32, 40, theme.GREEN_TEXT)
+                    c.text(140, y + 32, text, size=theme.BODY, anchor="lm")
+                y += 64
+            if not amenities:
+                with view.row(y, 64):
+                    c.text(48, y + 32, "No breakfast, pets, parking or pool", size=theme.BODY, anchor="lm")
                 y += 64
             view.end(y + 40)
 

@@ -118,7 +118,7 @@ def draw_form(
                 c.text(
                     48,
                     y + 45,
-                    "Check the highlighted fields.",
+                    "Fix the fields marked in red.",
                     size=theme.BODY,
                     color=theme.RED_TEXT,
                     anchor="lm",
