@@ -303,7 +303,7 @@ TRIPS: dict[str, Trip] = {
         "Salem MA",
         "trips:list_end:salem-ma",
         "Derby Wharf Inn",
-        "Lantern Walk Oct 25-27.\nDerby Wharf Inn: $174.00 per night, $348.00 in total.",
+        "Lantern Walk, 25-27 October.\nDerby Wharf Inn: $174.00 per night, $348.00 in total.",
         "Lantern Walk Oct 25-27: Derby Wharf Inn, $174 per night, $522 total",
         "Lantern Walk Oct 25-27: Capitol Mall Hotel, $129 per night, $258 total",
         "Lantern Walk Oct 25-27: Derby House Hotel, $159 per night, $318 total",
