@@ -4,9 +4,12 @@ its tasks are built on (city suggestions, a date picker on the current month, fi
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from mae.device.virtual import VirtualPhone
+from mae.device.virtual import VirtualPhone, content
 from mae.device.virtual.content import load_content
 from mae.device.virtual.realism import Realism
 
@@ -186,3 +189,12 @@ def test_the_form_books_nothing_until_every_format_is_right(phone: VirtualPhone)
     assert any(t.startswith("Confirmation number: TR-") for t in texts(phone))
     tap(phone, "Done")
     assert phone.screen_name == "Trips/home"
+
+
+def test_frontier_content_parts_merge_in_name_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "notes.b.json").write_text(json.dumps({"notes": [{"title": "second"}]}))
+    (tmp_path / "notes.a.json").write_text(json.dumps({"notes": [{"title": "first"}]}))
+    (tmp_path / "notebook.json").write_text(json.dumps({"notes": [{"title": "not a notes file"}]}))
+    monkeypatch.setattr(content, "FRONTIER_DATA_DIR", tmp_path)
+    titles = [n["title"] for n in content.load_raw("notes")["notes"]]
+    assert titles[-2:] == ["first", "second"] and "not a notes file" not in titles

@@ -300,7 +300,8 @@ def read_json(path: Path) -> Any:
 
 
 def load_raw(name: str, data_dir: Path | None = None) -> Any:
-    """The built-in ``<name>.json`` merged with the user's file of the same name, if any."""
+    """The built-in ``<name>.json`` merged with the suite's, the frontier tier's parts (in name order)
+    and the user's file of the same name, where there are such files."""
     data = read_json(DATA_DIR / f"{name}.json")
     if (SUITE_DATA_DIR / f"{name}.json").is_file():
         data = merge(data, read_json(SUITE_DATA_DIR / f"{name}.json"))
