@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import grader_routes_frontier_shop
+import grader_routes_frontier_travel
 import grader_routes_places
 import grader_routes_real_notes
 import grader_routes_research
@@ -110,6 +111,7 @@ def corpus(tasks: dict[str, VirtualTask]) -> dict[str, list[Route]]:
         grader_routes_shopping,
         grader_routes_real_notes,
         grader_routes_frontier_shop,
+        grader_routes_frontier_travel,
     ):
         for task_id, routes in part.routes(plan).items():
             if task_id in tasks:

@@ -11,6 +11,7 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 LIBRARIES = {
     "bench_common.py",
     "grader_routes.py",
+    "grader_routes_frontier_travel.py",
     "grader_routes_places.py",
     "grader_routes_real_notes.py",
     "grader_routes_research.py",

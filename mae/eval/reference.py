@@ -80,9 +80,11 @@ class _Recorder:
     # ---------------------------------------------------------------- finding things
     def _find(self, label: str) -> tuple[int, int, int, int] | None:
         """The box of the target named ``label``; one cut by the list's edge does not count (a person
-        scrolls it into view before tapping)."""
+        scrolls it into view before tapping), nor one covered by something drawn over it (a keyboard
+        over the app: a person closes it first)."""
+        everything = self.phone.tap_targets()
         for name, box in self.phone.tap_targets(whole=True):
-            if name == label and name not in NAV_LABELS:
+            if name == label and name not in NAV_LABELS and _on_top(box, everything):
                 return box
         return None
 
@@ -171,6 +173,14 @@ class _Recorder:
             raise PlanError(
                 f"unknown plan step {step!r}; use open, tap, see, type, scroll, enter, back, home"
             )
+
+
+def _on_top(box: tuple[int, int, int, int], targets: list[tuple[str, tuple[int, int, int, int]]]) -> bool:
+    """Whether a tap in the middle of ``box`` reaches it: the topmost target there (the last one drawn,
+    as ``tap_targets`` lists them bottom-most first) is the one with that box."""
+    x, y = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+    top = next((b for _, b in reversed(targets) if b[0] <= x < b[2] and b[1] <= y < b[3]), None)
+    return top is None or top == box
 
 
 def _quote(text: str) -> str:

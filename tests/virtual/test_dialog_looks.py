@@ -8,7 +8,7 @@ from mae.device.virtual import VirtualPhone
 from mae.device.virtual.realism import DISMISS_LABELS, NAG_KINDS, STYLES, Realism
 
 POPUPS = Realism(enabled=True, loading=False, slow_open=False)
-APPS = ("Maps", "Amazon", "Walmart", "Chrome", "X", "Best Buy", "Notes")
+APPS = ("Maps", "Amazon", "Walmart", "Chrome", "X", "Best Buy", "Notes", "Trips")
 NAV = {"back button", "home button", "recent apps button"}
 
 
@@ -120,7 +120,7 @@ def test_order_look_and_labels_vary_per_app_and_seed_and_repeat_for_a_seed() -> 
 
 
 def test_every_obstacle_goes_with_back_or_with_a_dismiss_button_and_leaves_the_app_as_it_was() -> None:
-    kinds = {"maps", "browser", "social", "shop"}
+    kinds = {"maps", "browser", "social", "shop", "trips"}
     assert set(NAG_KINDS) == kinds
     for seed in range(5):
         by_button = VirtualPhone(realism_settings=POPUPS.model_copy(update={"seed": seed}))

@@ -22,8 +22,9 @@ DATA_DIR = Path(__file__).parent / "data"
 SUITE_DATA_DIR = DATA_DIR / "suite"
 """Content added for the harder evaluation suite, merged over ``DATA_DIR`` like a user directory."""
 FRONTIER_DATA_DIR = DATA_DIR / "frontier"
-"""Content added for the frontier tier (new stores and apps), merged after ``SUITE_DATA_DIR``."""
-CONTENT_FILES = ("apps", "maps", "shopping", "browser", "social", "notes")
+"""Content added for the frontier tier's scenarios, merged after ``SUITE_DATA_DIR``: ``<name>.json``
+and ``<name>.<part>.json`` (one part per scenario family, e.g. ``browser.travel.json``)."""
+CONTENT_FILES = ("apps", "maps", "shopping", "browser", "social", "notes", "trips")
 
 
 class ListRow(BaseModel):
@@ -37,7 +38,7 @@ class AppSpec(BaseModel):
 
     label: str
     package: str
-    kind: Literal["maps", "notes", "shop", "market", "browser", "social", "list"]
+    kind: Literal["maps", "notes", "shop", "market", "browser", "social", "list", "trips"]
     aliases: list[str] = Field(default_factory=list)
     icon: IconSpec
     store: str = ""
@@ -220,6 +221,46 @@ class NotesFile(BaseModel):
     notes: list[SeedNote] = Field(default_factory=list)
 
 
+class City(BaseModel):
+    """A destination of the Trips app, offered as a suggestion while the user types."""
+
+    id: str
+    name: str
+    region: str
+    abbr: str = Field(default="", description="the state's or country's short form (IL, MO)")
+    popularity: int = Field(description="suggestions are listed most popular first")
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}, {self.region}"
+
+
+class Hotel(BaseModel):
+    """A place to stay in the Trips app; ``rank`` orders the "Recommended" sort."""
+
+    id: str
+    realism: RealismTag = ""
+    city: str
+    name: str
+    stars: int
+    rating: float = Field(description="guest rating out of 10")
+    reviews_count: int
+    price: int = Field(description="price per night in dollars")
+    free_cancellation: bool = False
+    breakfast: bool = False
+    pets: bool = False
+    parking: bool = False
+    pool: bool = False
+    distance_mi: float
+    address: str
+    rank: int = 0
+
+
+class TripsFile(BaseModel):
+    cities: list[City] = Field(default_factory=list)
+    hotels: list[Hotel] = Field(default_factory=list)
+
+
 class Content(BaseModel):
     """Everything the apps show."""
 
@@ -229,6 +270,7 @@ class Content(BaseModel):
     browser: BrowserFile
     social: SocialFile
     notes: NotesFile
+    trips: TripsFile = Field(default_factory=TripsFile)
 
     def store(self, store_id: str) -> Store:
         for store in self.shopping.stores:
@@ -268,11 +310,13 @@ def read_json(path: Path) -> Any:
 
 
 def load_raw(name: str, data_dir: Path | None = None) -> Any:
-    """The built-in ``<name>.json`` merged with the user's file of the same name, if any."""
+    """The built-in ``<name>.json`` merged with the suite's, the frontier tier's parts (in name order)
+    and the user's file of the same name, where there are such files."""
     data = read_json(DATA_DIR / f"{name}.json")
-    for extra in (SUITE_DATA_DIR, FRONTIER_DATA_DIR):
-        if (extra / f"{name}.json").is_file():
-            data = merge(data, read_json(extra / f"{name}.json"))
+    if (SUITE_DATA_DIR / f"{name}.json").is_file():
+        data = merge(data, read_json(SUITE_DATA_DIR / f"{name}.json"))
+    for part in sorted([*FRONTIER_DATA_DIR.glob(f"{name}.json"), *FRONTIER_DATA_DIR.glob(f"{name}.*.json")]):
+        data = merge(data, read_json(part))
     if data_dir is not None and (data_dir / f"{name}.json").is_file():
         data = merge(data, read_json(data_dir / f"{name}.json"))
     return data

@@ -53,7 +53,7 @@ STYLES = ("card", "sheet", "fullscreen")
 """Looks of an app's own dialogs: a centred card, a bottom sheet, a full-screen interstitial."""
 NAG_STYLE_WEIGHTS = (1, 3, 1)
 FIRST_RUN_STYLE_WEIGHTS = (3, 1, 1)
-NAG_KINDS = ("maps", "browser", "social", "shop")
+NAG_KINDS = ("maps", "browser", "social", "shop", "trips")
 """Kinds of app with a search box: the ones that ask the user to sign in."""
 NAG_AT_LAUNCH_P = 0.5
 DISMISS_LABELS = ("close", *FIRST_RUN_WORDS, "Don't allow", "Reject all", "OK")

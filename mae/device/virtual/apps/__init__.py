@@ -15,6 +15,7 @@ def make_app(spec: AppSpec, host: Host) -> App:
     from mae.device.virtual.apps.shop import ShopApp
     from mae.device.virtual.apps.simple import ListApp
     from mae.device.virtual.apps.social import SocialApp
+    from mae.device.virtual.apps.trips import TripsApp
 
     kinds: dict[str, type[App]] = {
         "maps": MapsApp,
@@ -24,6 +25,7 @@ def make_app(spec: AppSpec, host: Host) -> App:
         "browser": BrowserApp,
         "social": SocialApp,
         "list": ListApp,
+        "trips": TripsApp,
     }
     return kinds[spec.kind](spec, host)
 
