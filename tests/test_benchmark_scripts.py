@@ -11,6 +11,9 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 LIBRARIES = {
     "bench_common.py",
     "grader_routes.py",
+    "grader_routes_cartwell.py",
+    "grader_routes_frontier_prices.py",
+    "grader_routes_frontier_shop.py",
     "grader_routes_frontier_travel.py",
     "grader_routes_places.py",
     "grader_routes_real_notes.py",

@@ -58,7 +58,7 @@ def hotel_rows(phone: VirtualPhone) -> list[str]:
 
 def test_trips_sits_after_the_existing_apps_on_the_home_screen(phone: VirtualPhone) -> None:
     names = labels(phone)
-    assert names.index("Trips") == names.index("Best Buy") + 1
+    assert names.index("Trips") == names.index("Cartwell") + 1 == names.index("Best Buy") + 2
     assert names[:8] == ["Maps", "Notes", "Chrome", "X", "Amazon", "Walmart", "Calendar", "Clock"]
     assert phone.resolve_app("hotels") == "Trips"
 
