@@ -30,6 +30,7 @@ from mae.agents.parsing import (
 from mae.agents.prompting import render_prompt
 from mae.errors import ExitReason
 from mae.llm.client import ChatClient
+from mae.llm.coordinates import swipe_example_in_frame
 from mae.llm.errors import ModelError
 from mae.memory.edits import Change
 from mae.memory.limits import MAX_STORE_SHORTCUTS, MAX_STORE_TIPS, MAX_TIP_CHARS, trim_shortcut_text
@@ -342,7 +343,9 @@ def reflect_shortcuts(
             "history": experience.history_text(),
             "errors": experience.errors_text(),
             "future_tasks": future_tasks_text(future_tasks),
-            "atomic_actions": describe_atomic_actions(),
+            "atomic_actions": describe_atomic_actions(
+                next((ex for a in memory.actions if (ex := swipe_example_in_frame(a.frame))), None)
+            ),
             "shortcuts": describe_known_shortcuts(state, shown),
             "flagged": flagged or "(none: every Shortcut is working)",
         },

@@ -37,7 +37,7 @@ from mae.eval.records import (
 from mae.eval.tasks import EvalTask
 from mae.memory.atomic import atomic_write_text
 from mae.memory.longterm import MemoryStore
-from mae.memory.tips import split_tips
+from mae.memory.tips import INITIAL_TIPS, split_tips
 from mae.run.events import Event
 from mae.run.evolution import BetweenTasks, MemorySession, Prepared
 from mae.run.loop import Approver, run_task
@@ -429,6 +429,10 @@ class EvalRunner:
             return None
         experience = session.finish(result, prepared, future if options.setting == "evolution" else ())
         memory = memory_use(prepared, experience, session.tips_now() if experience else [])
+        if options.agent != "e":  # the baselines get the paper's four user Tips and no Shortcuts
+            memory = memory.model_copy(
+                update={"tips_given": split_tips(INITIAL_TIPS), "shortcuts_given": [], "retrieval": ""}
+            )
         cost, note = estimate_cost(runtime.client.records[first_call:])
         record = TaskRecord(
             key=task_key(task.task_id, repeat),

@@ -207,6 +207,21 @@ def describe_swipe_example(mapper: CoordinateMapper) -> tuple[int, int, int, int
     return x, y1, y2, switch
 
 
+def swipe_example_in_frame(frame: str) -> tuple[int, int, int, int] | None:
+    """The scroll example of ``describe_swipe_example`` for a frame told in words ("in its 768×1664
+    image", "on its 0-1000 grid"), for prompts written after the run (the Shortcuts reflector's);
+    None for screen pixels (the 1080×2340 example stands)."""
+    grid = re.search(r"0-(\d+) grid", frame)
+    image = re.search(r"(\d+)×(\d+) image", frame)
+    if grid:
+        width = height = int(grid.group(1))
+    elif image:
+        width, height = int(image.group(1)), int(image.group(2))
+    else:
+        return None
+    return width // 2, round(height * 1500 / 2340), round(height * 500 / 2340), round(width * 500 / 1080)
+
+
 def describe_tap_example(mapper: CoordinateMapper) -> tuple[int, int]:
     """The prompts' format-example tap, in the model's space: (540, 1200) on a 1080x2340 screen, scaled."""
     width, height = mapper.screen_size

@@ -306,3 +306,19 @@ def test_memory_a_refused_reflector_request_skips_the_rest_in_plain_words(
     assert len(report.problems) == 2, report.problems
     assert report.problems[0].startswith("Tips reflector failed (") and "Error" not in report.problems[0]
     assert report.problems[1].startswith("Shortcuts reflector skipped: the provider refused the request")
+
+
+def test_the_shortcuts_reflector_sees_the_swipe_example_in_the_frame_the_model_wrote(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    """Relay runs (Cartwell, evolution): the Shortcuts reflector read "x1 = x2 = 540, y1 = 1500, y2 = 500"
+    (a 1080×2340 screen) after a run whose every prompt said the screen was a 768×1664 image."""
+    result = failed_task()
+    for record in result.memory.actions:  # type: ignore[attr-defined]
+        record.frame = "in its 768×1664 image"
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES), role="experience")
+    fake_server.add(shortcuts_reply(), role="experience")
+    reflect_on_task(MemoryStore(tmp_path), make_client(fake_server), result)  # type: ignore[arg-type]
+    _, shortcuts_request = fake_server.requests_for("experience")
+    assert "x1 = x2 = 384, y1 = 1067, y2 = 356" in shortcuts_request.text
+    assert "1500" not in shortcuts_request.text
