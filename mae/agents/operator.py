@@ -17,7 +17,6 @@ from pydantic import BaseModel, Field, PrivateAttr, computed_field
 
 from mae.actions.reading import parse_action_text
 from mae.actions.registry import (
-    ATOMIC_ACTIONS,
     ActionCall,
     AtomicAction,
     Shortcut,
@@ -118,7 +117,7 @@ class OperatorDecision(BaseModel):
             action={"name": call.name, "arguments": call.arguments},
             text=text or str(call),
             description=description,
-            shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+            shortcut=None if call.is_atomic or call.is_done else call.name,
             screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
             atomic=[str(s) for s in steps],
             frame=frame,
@@ -245,7 +244,7 @@ def build_prompt(
             "history": history_text(memory, history),
             "errors": errors_text(memory, history),
             "tips": tips.strip() or "(none)",
-            "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper)),
+            "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper), done=True),
             "tap_x": describe_tap_example(mapper)[0],
             "tap_y": describe_tap_example(mapper)[1],
             "shortcuts": describe_shortcuts(shortcuts),
@@ -277,7 +276,7 @@ def parse_reply(
         action={"name": call.name, "arguments": call.arguments},
         text=str(call),
         description=sections["Description"],
-        shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+        shortcut=None if call.is_atomic or call.is_done else call.name,
         screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
         atomic=[str(s) for s in steps],
         frame=frame,
