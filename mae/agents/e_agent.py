@@ -23,6 +23,9 @@ from mae.agents.operator import OperatorDecision, ShortcutGuard
 from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
 from mae.memory.working import ActionRecord, ErrorRecord, WorkingMemory
 
+LOADING_SUBGOAL = "The screen is still loading: Wait() for its content, then go on with: {subgoal}"
+"""The Operator's subgoal on a loading screen where the Manager was not asked."""
+
 
 @dataclass
 class MobileAgentE:
@@ -124,8 +127,17 @@ class MobileAgentE:
         return None
 
     def _operator_memory(self, run: RunContext, memory: WorkingMemory, screen: Screen) -> WorkingMemory:
-        """The memory the Operator is asked with: on a known pop-up (``dismiss_popups``) a copy whose
-        subgoal says to dismiss it first."""
+        """The memory the Operator is asked with: on a screen still loading whose Manager round was
+        skipped (``skip_planning_while_loading``), a copy whose subgoal says to wait for it first (what
+        every Manager asked on such a screen answered, in real-model runs); on a known pop-up
+        (``dismiss_popups``) a copy whose subgoal says to dismiss it first."""
+        if (
+            run.settings.skip_planning_while_loading
+            and screen.perception.still_loading
+            and memory.plan
+            and not memory.error_flag
+        ):
+            return memory.model_copy(update={"subgoal": LOADING_SUBGOAL.format(subgoal=memory.subgoal)})
         button = fast.popup_dismiss(screen.perception) if run.settings.dismiss_popups else None
         if button is None or not memory.plan:
             return memory
