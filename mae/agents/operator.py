@@ -177,13 +177,17 @@ def validate_action(
     screen: Screen,
     mapper: CoordinateMapper,
     guard: ShortcutGuard | None = None,
+    done: bool = False,
 ) -> tuple[ActionCall, ActionCall, list[AtomicAction]]:
-    """Parse and check an action section: ``(call as written, call in screen pixels, atomic steps)``.
+    """Parse and check an action section: ``(call as written, call in screen pixels, atomic steps)``;
+    ``done``: ``Done()`` is an answer here (the E Operator's; v1 and v2 do not offer it).
 
     Raises ``ReplyProblem(kind="action")`` with a message for the model.
     """
     try:
         call = _named_arguments(parse_action_text(section, shortcuts), shortcuts)
+        if call.is_done and not done:
+            raise ActionError("Done() is not one of the operations listed; choose one of them")
         resolve_call(call, shortcuts, screen=mapper.model_size)
         screen_call = to_screen(call, shortcuts, mapper)
         steps = resolve_call(screen_call, shortcuts, screen=screen.size)
@@ -269,7 +273,7 @@ def parse_reply(
     ``frame`` names the model's coordinate frame for people (``Screen.model_frame``)."""
     sections = require_sections(text, ["Action", "Description"], optional=("Thought",), every=("Action",))
     call, screen_call, steps = validate_action(
-        sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
+        sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard, done=True
     )
     decision = OperatorDecision(
         thought=sections["Thought"],

@@ -79,6 +79,26 @@ def test_the_registry_offers_done_to_the_operator_only_and_reads_it() -> None:
         Shortcut.model_validate({**finishing, "name": "Done"})
 
 
+def test_only_the_e_operator_may_answer_done() -> None:
+    """v1 and v2 do not offer Done(): there it is an invalid action (a corrective retry), never a step."""
+    from PIL import Image
+
+    from mae.agents.base import Screen
+    from mae.agents.operator import validate_action
+    from mae.agents.parsing import ReplyProblem
+    from mae.llm.coordinates import CoordinateMapper
+    from mae.perception.elements import Perception
+
+    screen = Screen(Image.new("RGB", (1080, 2340)), Perception(width=1080, height=2340))
+    identity = CoordinateMapper.identity((1080, 2340))
+    with pytest.raises(ReplyProblem, match="Done\\(\\) is not one of the operations listed"):
+        validate_action(json.dumps(DONE), shortcuts={}, screen=screen, mapper=identity)
+    call, _, steps = validate_action(
+        json.dumps(DONE), shortcuts={}, screen=screen, mapper=identity, done=True
+    )
+    assert call.is_done and steps == [Done()]
+
+
 def done_reply() -> str:
     """The real reply (bakery fast, the route on screen), as it is written now that Done() is offered."""
     reply = REAL_REPLY.read_text(encoding="utf-8")
