@@ -9,7 +9,8 @@ Prints per setting: tasks finished, mean satisfaction score (graded by code), st
 calls of the Manager and the Notetaker. The reference agent replays fixed actions, so this measures
 what the option saves and that the scripted runs still reach the same states; whether a real model
 plans better or worse with it needs the same comparison with that model (``mae eval`` with
-``MAE_SKIP_PLANNING_WHILE_LOADING=1``) before any default changes.
+``MAE_SKIP_PLANNING_WHILE_LOADING=0`` and ``=1``). The option is on by default since issue 38, from the
+real-model runs (docs/agents.md); the scripted agent waits where E's subgoal says the screen is loading.
 """
 
 from __future__ import annotations

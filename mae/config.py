@@ -108,10 +108,11 @@ class LoopSettings(BaseModel):
         "the Notetaker then sees the progress of the step before). The paper runs it after.",
     )
     skip_planning_while_loading: bool = Field(
-        False,
+        True,
         description="Mobile-Agent-E only: on a screen that is still loading (blank, or a spinner), keep the "
         "plan and the notes instead of asking the Manager and the Notetaker (two model calls less on such "
-        "steps). Off by default: see docs/agents.md for the measurement.",
+        "steps). On by default (issue 38: with a real model, every such Manager reply only said to wait and "
+        "no such Notetaker reply changed the notes; docs/agents.md); off gives the paper's order exactly.",
     )
     agent: Literal["e", "v2", "v1"] = Field(
         "e", description="the agent: e (Mobile-Agent-E), v2 (Mobile-Agent-v2) or v1 (Mobile-Agent v1)"

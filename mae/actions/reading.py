@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from mae.actions import reply_text
-from mae.actions.registry import ATOMIC_ACTIONS, ActionCall, OpenApp, atomic_argument_names, make_atomic
+from mae.actions.registry import ACTIONS, ActionCall, OpenApp, atomic_argument_names, make_atomic
 from mae.errors import ActionError
 
 ACTION_ALIASES: dict[str, str] = {
@@ -49,7 +49,7 @@ def canonical_action_name(name: str, shortcuts: Iterable[str] = ()) -> str:
     comes back as written.
     """
     key = _name_key(name)
-    for known in (*ATOMIC_ACTIONS, *shortcuts):
+    for known in (*ACTIONS, *shortcuts):
         if _name_key(known) == key:
             return known
     return ACTION_ALIASES.get(key, name.strip())
@@ -200,7 +200,7 @@ def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
     fit to send back to the model.
     """
     body = _FENCE_MARK.sub(" ", reply_text.normalize_reply(text)).strip()
-    names = (*ATOMIC_ACTIONS, *shortcuts)
+    names = (*ACTIONS, *shortcuts)
     keys = {_name_key(n) for n in names} | set(ACTION_ALIASES)
     found = _Candidates()
     position = 0
@@ -229,7 +229,7 @@ def parse_action_text(text: str, shortcuts: Iterable[str] = ()) -> ActionCall:
 def _invalid(call: ActionCall) -> str | None:
     """Why a JSON action's arguments do not fit its operation (None when they do, or for a Shortcut,
     whose arguments are checked when it is resolved)."""
-    if call.name not in ATOMIC_ACTIONS:
+    if call.name not in ACTIONS:
         return None
     try:
         make_atomic(call.name, call.arguments)
@@ -336,7 +336,7 @@ def _call_from_arguments(name: str, inner: str) -> ActionCall:
         bare = _bare_text_call(name, inner)
         if bare is not None:
             return bare
-        if name in ATOMIC_ACTIONS and not atomic_argument_names(name) and inner[:1].isalpha():
+        if name in ACTIONS and not atomic_argument_names(name) and inner[:1].isalpha():
             return ActionCall(name=name)  # Back (to close the pop-up): a remark, not arguments
         raise ActionError(f"cannot read the arguments of {name}(...): {inner[:80]!r}") from None
     return _positional_call(name, positional, keywords)
@@ -345,14 +345,14 @@ def _call_from_arguments(name: str, inner: str) -> ActionCall:
 def _positional_call(name: str, positional: list[Any], keywords: dict[str, Any]) -> ActionCall:
     """``name`` called with ``positional`` arguments in the operation's order, then ``keywords``."""
     if positional:
-        names = atomic_argument_names(name) if name in ATOMIC_ACTIONS else []
+        names = atomic_argument_names(name) if name in ACTIONS else []
         if name in ("Tap", "Swipe") and len(positional) == 1 and isinstance(positional[0], list):
             positional = list(positional[0])  # Tap([540, 1200])
         if name == "Swipe" and len(positional) == 2 and all(isinstance(p, list) for p in positional):
             positional = [*positional[0], *positional[1]]  # Swipe([x1, y1], [x2, y2])
         if len(positional) > len(names):
-            if name in ATOMIC_ACTIONS:
-                raise ActionError(f"{ATOMIC_ACTIONS[name].signature} takes {len(names)} arguments")
+            if name in ACTIONS:
+                raise ActionError(f"{ACTIONS[name].signature} takes {len(names)} arguments")
             return ActionCall(name=name, arguments={"__positional__": positional, **keywords})
         keywords = {**dict(zip(names, positional, strict=False)), **keywords}
     return ActionCall(name=name, arguments=canonical_arguments(name, keywords))

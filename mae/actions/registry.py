@@ -150,21 +150,43 @@ class Wait(AtomicAction):
         device.wait(self.seconds)
 
 
+class Done(AtomicAction):
+    """Not an operation on the phone: the Operator's word that the whole request is complete (issue 38:
+    without it, a real model asked once more after the last step answered ``Wait``). The E agent then
+    asks the Manager, which alone ends the task (paper: the Manager's "Finished")."""
+
+    name: ClassVar[str] = "Done"
+    signature: ClassVar[str] = "Done()"
+    doc: ClassVar[str] = (
+        "Every part of the user's request is complete and the screen shows what it asked to end on: say "
+        "so instead of acting (nothing is done to the phone; the task ends when the Manager agrees)."
+    )
+
+    def execute(self, device: Device) -> None:
+        """Nothing to do on the phone (a ``Done`` is never run: the agent ends the task or asks again)."""
+
+
 ATOMIC_ACTIONS: dict[str, type[AtomicAction]] = {
     cls.name: cls for cls in (OpenApp, Tap, Swipe, Type, Enter, SwitchApp, Back, Home, Wait)
 }
 """Registry of the atomic operations by their paper name."""
 
+ACTIONS: dict[str, type[AtomicAction]] = {**ATOMIC_ACTIONS, Done.name: Done}
+"""Every action name a reply may use: the atomic operations and the Operator's ``Done``."""
+
 REPEAT_EXEMPT = frozenset({"Swipe", "Back"})
 """Operations the "same action more than 3 times" exit ignores (paper)."""
 
 
-def describe_atomic_actions(swipe_example: tuple[int, int, int, int] | None = None) -> str:
+def describe_atomic_actions(
+    swipe_example: tuple[int, int, int, int] | None = None, *, done: bool = False
+) -> str:
     """The atomic operations as the paper lists them in the Operator prompt. ``swipe_example``
     (x, y1, y2, switcher distance) puts the Swipe example in the model's coordinate space
-    (``mae.llm.coordinates.describe_swipe_example``)."""
+    (``mae.llm.coordinates.describe_swipe_example``); ``done`` adds ``Done()`` (the E Operator's)."""
     lines = []
-    for cls in ATOMIC_ACTIONS.values():
+    offered: list[type[AtomicAction]] = [*ATOMIC_ACTIONS.values(), *([Done] if done else [])]
+    for cls in offered:
         doc = cls.doc
         if cls is Swipe and swipe_example is not None:
             x, y1, y2, switch = swipe_example
@@ -174,13 +196,13 @@ def describe_atomic_actions(swipe_example: tuple[int, int, int, int] | None = No
 
 
 def atomic_argument_names(name: str) -> list[str]:
-    """Argument names of an atomic operation, in signature order."""
-    return list(ATOMIC_ACTIONS[name].model_fields)
+    """Argument names of an atomic operation (or ``Done``), in signature order."""
+    return list(ACTIONS[name].model_fields)
 
 
 def make_atomic(name: str, arguments: Mapping[str, Any] | None) -> AtomicAction:
     """Build a validated atomic operation; raise ``ActionError`` saying what is wrong."""
-    cls = ATOMIC_ACTIONS.get(name)
+    cls = ACTIONS.get(name)
     if cls is None:
         raise ActionError(f"unknown action {name!r}; known: {', '.join(ATOMIC_ACTIONS)}")
     try:
@@ -286,7 +308,7 @@ class Shortcut(BaseModel):
     def _identifier(cls, value: str) -> str:
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", value):
             raise ValueError("a Shortcut name is letters, digits and underscores, starting with a letter")
-        if value in ATOMIC_ACTIONS:
+        if value in ACTIONS:
             raise ValueError(f"{value!r} is an atomic operation")
         return value
 
@@ -416,6 +438,11 @@ class ActionCall(BaseModel):
     def is_atomic(self) -> bool:
         return self.name in ATOMIC_ACTIONS
 
+    @property
+    def is_done(self) -> bool:
+        """The Operator's ``Done()``: the request is complete (nothing to run)."""
+        return self.name == Done.name
+
 
 def resolve_call(
     call: ActionCall, shortcuts: Mapping[str, Shortcut], screen: tuple[int, int] | None = None
@@ -424,7 +451,7 @@ def resolve_call(
 
     Raises ``ActionError`` (unknown action, missing arguments, coordinates off screen).
     """
-    if call.is_atomic:
+    if call.is_atomic or call.is_done:
         steps = [make_atomic(call.name, call.arguments)]
     elif call.name in shortcuts:
         shortcut = shortcuts[call.name]

@@ -21,7 +21,10 @@ from mae.agents import fast, manager, notes_budget, notetaker, operator, reflect
 from mae.agents.base import AgentResult, Screen, TurnListener
 from mae.agents.operator import OperatorDecision, ShortcutGuard
 from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
-from mae.memory.working import ActionRecord, WorkingMemory
+from mae.memory.working import ActionRecord, ErrorRecord, WorkingMemory
+
+LOADING_SUBGOAL = "The screen is still loading: Wait() for its content, then go on with: {subgoal}"
+"""The Operator's subgoal on a loading screen where the Manager was not asked."""
 
 
 @dataclass
@@ -50,30 +53,51 @@ class MobileAgentE:
             if pending is not None:  # the plan or subgoal may change: the speculative action may not fit
                 self._record_discarded(run, pending, "a Manager round is due")
                 pending = None
-            planned, _ = run.stage(
-                "manager",
-                lambda: manager.plan(
-                    run.client,
-                    memory,
-                    screen,
-                    self.shortcuts,
-                    escalate=escalate,
-                    on_turn=run.on_turn,
-                    prompts_dir=run.prompts_dir,
-                ),
-            )
-            plan = require(planned, "Manager")
-            memory.plan, memory.subgoal = plan.plan, plan.subgoal
-            self._since_manager, self._subgoal_done = 1, None
-            if plan.finished:
+            if self._plan(run, screen, escalate):
                 return Finish("the Manager judged the task finished")
         if self._fast_mode(run):
             run.emit("fast_mode", manager="asked" if why else "skipped", reason=why or "")
-        if pending is not None:
-            used = self._use_speculation(run, screen, pending)
-            if used is not None:
-                return used
-        return self._act(run, screen)
+        decision = self._use_speculation(run, screen, pending) if pending is not None else None
+        if decision is None:
+            decision = self._act(run, screen)
+        if not _says_done(decision):
+            return decision
+        # The Operator says the request is complete. Only the Manager ends a task (paper): ask it now,
+        # unless it was asked this step with this screen and kept the task going.
+        if why is None:
+            if self._fast_mode(run):
+                run.emit("fast_mode", manager="asked", reason="the Operator said Done")
+            if self._plan(run, screen, escalate):
+                return Finish("the Manager judged the task finished (the Operator said Done)")
+            decision = self._act(run, screen)
+            if not _says_done(decision):
+                return decision
+        assert isinstance(decision, OperatorDecision)
+        return Invalid(
+            decision.text,
+            "Done() while the Manager's plan goes on: the Manager has not judged the task finished; "
+            "act on the current subgoal",
+        )
+
+    def _plan(self, run: RunContext, screen: Screen, escalate: list[ErrorRecord]) -> bool:
+        """A Manager round: update the plan and subgoal; whether the Manager judged the task finished."""
+        memory = run.memory
+        planned, _ = run.stage(
+            "manager",
+            lambda: manager.plan(
+                run.client,
+                memory,
+                screen,
+                self.shortcuts,
+                escalate=escalate,
+                on_turn=run.on_turn,
+                prompts_dir=run.prompts_dir,
+            ),
+        )
+        plan = require(planned, "Manager")
+        memory.plan, memory.subgoal = plan.plan, plan.subgoal
+        self._since_manager, self._subgoal_done = 1, None
+        return plan.finished
 
     @staticmethod
     def _fast_mode(run: RunContext) -> bool:
@@ -103,8 +127,17 @@ class MobileAgentE:
         return None
 
     def _operator_memory(self, run: RunContext, memory: WorkingMemory, screen: Screen) -> WorkingMemory:
-        """The memory the Operator is asked with: on a known pop-up (``dismiss_popups``) a copy whose
-        subgoal says to dismiss it first."""
+        """The memory the Operator is asked with: on a screen still loading whose Manager round was
+        skipped (``skip_planning_while_loading``), a copy whose subgoal says to wait for it first (what
+        every Manager asked on such a screen answered, in real-model runs); on a known pop-up
+        (``dismiss_popups``) a copy whose subgoal says to dismiss it first."""
+        if (
+            run.settings.skip_planning_while_loading
+            and screen.perception.still_loading
+            and memory.plan
+            and not memory.error_flag
+        ):
+            return memory.model_copy(update={"subgoal": LOADING_SUBGOAL.format(subgoal=memory.subgoal)})
         button = fast.popup_dismiss(screen.perception) if run.settings.dismiss_popups else None
         if button is None or not memory.plan:
             return memory
@@ -263,6 +296,10 @@ class MobileAgentE:
             on_turn=run.on_turn,
             prompts_dir=run.prompts_dir,
         )
+
+
+def _says_done(decision: Decision) -> bool:
+    return isinstance(decision, OperatorDecision) and decision.call.is_done
 
 
 def _in_model_frame(failure: str | None, record: ActionRecord) -> str | None:

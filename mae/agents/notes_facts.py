@@ -320,14 +320,83 @@ def find_losses(old: str, new: str, dropped: str = "") -> Loss:
     accounted = _Holder(dropped)
     old_facts = extract_facts(old)
     dropped_lines = _lines_of_dropped_items(old_facts, accounted)
+    old_lines, new_lines = old.splitlines(), new.splitlines()
     missing = [
         f
         for f in old_facts
-        if _is_fact(f) and not holder.holds(f) and not accounted.holds(f) and f.line not in dropped_lines
+        if _is_fact(f)
+        and not holder.holds(f)
+        and not accounted.holds(f)
+        and f.line not in dropped_lines
+        and not _rating_kept(f, old_facts, new_lines)
+        and not _dropped_by_kind(f, old_lines[f.line], dropped)
     ]
     moved, moved_at = _moved_values(old_facts, new, accounted)
     missing_keys = {(f.kind, f.key, f.line) for f in missing}
     return Loss(missing, [f for f in moved if (f.kind, f.key, f.line) not in missing_keys], moved_at)
+
+
+def _rating_kept(fact: Fact, old_facts: list[Fact], new_lines: list[str]) -> bool:
+    """A rating ``5 stars`` kept in another wording of the same fact: ``(5)``, ``5/5``, ``5★``, ``5-star``
+    on a new line (or under a heading) that names an item of the rating's old line ("Nora B. (5 stars)"
+    written "Nora B. (5)", as a real consolidation did). The bare number elsewhere does not keep it."""
+    if fact.kind != "quantity" or not fact.key.endswith("stars"):
+        return False
+    anchors = [normalise(f.text) for f in old_facts if f.line == fact.line and f.kind in ANCHOR_KINDS]
+    if not anchors:
+        return False
+    n = re.escape(_core(fact)) + r"(?:\.0)?"
+    form = re.compile(
+        rf"\(\s*{n}\s*\)|(?<![\d.]){n}\s*(?:/\s*5(?!\d)|★|-?\s*stars?\b)|★\s*{n}(?![\d.])", re.IGNORECASE
+    )
+    for head, line in zip(headings(new_lines), new_lines, strict=True):
+        if form.search(line) and any(a in normalise(f"{head} {line}") for a in anchors):
+            return True
+    return False
+
+
+_KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "hours": ("open until", "opens", "closes", "closing", "opening", "hours"),
+    "distance": ("distance", "distances", "miles", "mi", "km"),
+    "reviews": ("review count", "review counts", "number of reviews"),
+    "rating": ("rating", "ratings"),
+    "price": ("price", "prices", "cost", "costs"),
+}
+"""Words that name a kind of value, in an old line before the value and in ``### Dropped ###``."""
+
+
+def _kind_of(fact: Fact, line: str) -> str:
+    """The kind of value ``fact`` is on its old ``line`` ("open until 10 PM": hours), or ``""``."""
+    if fact.kind == "price":
+        return "price"
+    if fact.kind == "quantity":
+        unit = re.sub(r"^[\d.,/]+", "", fact.key)
+        return {"mi": "distance", "km": "distance", "reviews": "reviews", "stars": "rating"}.get(unit, "")
+    if fact.kind == "time":
+        at = line.find(fact.text)
+        clause = re.split(r"[,;:()\[\]]", line[: max(at, 0)])[-1]
+        label = normalise(clause)
+        return "hours" if any(f" {w} " in label for w in _KIND_WORDS["hours"]) else ""
+    return ""
+
+
+def _dropped_by_kind(fact: Fact, line: str, dropped: str) -> bool:
+    """Whether a line of ``### Dropped ###`` names the kind of value ``fact`` is rather than each value
+    ("open until" times, distances), as a real consolidation did. Only values of that kind are accounted
+    for (a price is not dropped by "open until times", nor a pickup time by "hours"), and a line that
+    names items drops only their values ("Bangkok Orchid address/hours" keeps the chosen place's hours)."""
+    kind = _kind_of(fact, line)
+    if not kind:
+        return False
+    old_line = normalise(line)
+    for said in dropped.splitlines():
+        plain = normalise(said)
+        if not any(f" {word} " in plain for word in _KIND_WORDS[kind]):
+            continue
+        items = [f.key for f in _line_facts(said, 0) if f.kind == "name" and _is_fact(f)]
+        if not items or any(f" {item} " in old_line for item in items):
+            return True
+    return False
 
 
 def _lines_of_dropped_items(old_facts: list[Fact], accounted: _Holder) -> set[int]:

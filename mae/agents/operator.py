@@ -17,7 +17,6 @@ from pydantic import BaseModel, Field, PrivateAttr, computed_field
 
 from mae.actions.reading import parse_action_text
 from mae.actions.registry import (
-    ATOMIC_ACTIONS,
     ActionCall,
     AtomicAction,
     Shortcut,
@@ -118,7 +117,7 @@ class OperatorDecision(BaseModel):
             action={"name": call.name, "arguments": call.arguments},
             text=text or str(call),
             description=description,
-            shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+            shortcut=None if call.is_atomic or call.is_done else call.name,
             screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
             atomic=[str(s) for s in steps],
             frame=frame,
@@ -178,13 +177,17 @@ def validate_action(
     screen: Screen,
     mapper: CoordinateMapper,
     guard: ShortcutGuard | None = None,
+    done: bool = False,
 ) -> tuple[ActionCall, ActionCall, list[AtomicAction]]:
-    """Parse and check an action section: ``(call as written, call in screen pixels, atomic steps)``.
+    """Parse and check an action section: ``(call as written, call in screen pixels, atomic steps)``;
+    ``done``: ``Done()`` is an answer here (the E Operator's; v1 and v2 do not offer it).
 
     Raises ``ReplyProblem(kind="action")`` with a message for the model.
     """
     try:
         call = _named_arguments(parse_action_text(section, shortcuts), shortcuts)
+        if call.is_done and not done:
+            raise ActionError("Done() is not one of the operations listed; choose one of them")
         resolve_call(call, shortcuts, screen=mapper.model_size)
         screen_call = to_screen(call, shortcuts, mapper)
         steps = resolve_call(screen_call, shortcuts, screen=screen.size)
@@ -245,7 +248,7 @@ def build_prompt(
             "history": history_text(memory, history),
             "errors": errors_text(memory, history),
             "tips": tips.strip() or "(none)",
-            "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper)),
+            "atomic_actions": describe_atomic_actions(describe_swipe_example(mapper), done=True),
             "tap_x": describe_tap_example(mapper)[0],
             "tap_y": describe_tap_example(mapper)[1],
             "shortcuts": describe_shortcuts(shortcuts),
@@ -270,14 +273,14 @@ def parse_reply(
     ``frame`` names the model's coordinate frame for people (``Screen.model_frame``)."""
     sections = require_sections(text, ["Action", "Description"], optional=("Thought",), every=("Action",))
     call, screen_call, steps = validate_action(
-        sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard
+        sections["Action"], shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard, done=True
     )
     decision = OperatorDecision(
         thought=sections["Thought"],
         action={"name": call.name, "arguments": call.arguments},
         text=str(call),
         description=sections["Description"],
-        shortcut=None if call.name in ATOMIC_ACTIONS else call.name,
+        shortcut=None if call.is_atomic or call.is_done else call.name,
         screen_action={"name": screen_call.name, "arguments": screen_call.arguments},
         atomic=[str(s) for s in steps],
         frame=frame,

@@ -193,6 +193,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     folder = args.out or Path(base.log_dir) / f"eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     if args.agent is None and not args.resume:  # MAE_AGENT or the profile's loop.agent
         args.agent = base.loop.agent
+    if args.skip_planning_while_loading is None and not args.resume:  # recorded as it runs
+        args.skip_planning_while_loading = base.loop.skip_planning_while_loading
     options = _options(args, folder)
     if options.setting == "evolution" and options.agent != "e":
         raise ConfigError(

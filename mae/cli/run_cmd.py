@@ -81,7 +81,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="Mobile-Agent-E: keep the plan and the notes on screens that are still loading (blank or a "
         "spinner) instead of asking the Manager and the Notetaker (MAE_SKIP_PLANNING_WHILE_LOADING; "
-        "default off)",
+        "default on; --no-skip-planning-while-loading asks them on every step, as the paper does)",
     )
     parser.add_argument(
         "--fast",

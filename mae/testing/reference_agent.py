@@ -20,6 +20,7 @@ from typing import Literal
 
 from mae.actions.reading import parse_action_text
 from mae.actions.registry import ActionCall
+from mae.agents.e_agent import LOADING_SUBGOAL
 from mae.llm.coordinates import RELATIVE_SCALE, CoordinateMapper
 from mae.testing.fake_model_server import FakeModelServer, RecordedRequest
 
@@ -28,6 +29,8 @@ FIRST_STEP_MARK = "name the first subgoal"
 _STEP_IN_LAST_SUBGOAL = re.compile(r"### Last Subgoal ###\s*Do reference step (\d+)")
 _STEP_IN_SUBGOAL = re.compile(r"### Current Subgoal ###\s*Do reference step (\d+)")
 _COORDINATE = re.compile(r"^[xy]\d*$")
+_LOADING_SUBGOAL = "### Current Subgoal ###\n" + LOADING_SUBGOAL.split("{", 1)[0]
+WAIT = {"name": "Wait", "arguments": {}}
 _RESIZED = re.compile(r"your image processor resizes to (\d+)x(\d+)")
 
 
@@ -111,6 +114,9 @@ class ReferenceAgent:
             index = self.position.get(instruction, 0)
             return _manager("Finished" if index >= len(actions) else f"Do reference step {index + 1}")
         if role == "operator":
+            if _LOADING_SUBGOAL in text:  # E kept its plan on a loading screen: wait, as a model would
+                action = f"### Action ###\n{json.dumps(WAIT)}\n\n### Description ###\nWait.\n"
+                return f"### Thought ###\nLoading.\n\n{action}"
             current = _STEP_IN_SUBGOAL.search(text)
             index = int(current.group(1)) - 1 if current else self.position.get(instruction, 0)
             self.position[instruction] = index + 1

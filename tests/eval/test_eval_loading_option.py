@@ -73,8 +73,8 @@ def test_eval_flag_skips_planning_on_loading_screens_and_is_recorded_for_compare
 ) -> None:
     monkeypatch.delenv("MAE_SKIP_PLANNING_WHILE_LOADING", raising=False)
     task = _shortest_task()
-    plain = _eval(fake_server, tmp_path / "plain", task)  # the default: off
-    skipping = _eval(fake_server, tmp_path / "skip", task, "--skip-planning-while-loading")
+    plain = _eval(fake_server, tmp_path / "plain", task, "--no-skip-planning-while-loading")  # the paper's
+    skipping = _eval(fake_server, tmp_path / "skip", task)  # the default: on, and recorded as on
     # the screen after step 1 is a spinner: no Notetaker after step 1, no Manager before step 2
     assert plain[:5] == ["manager", "operator", "reflector", "notetaker", "manager"]
     assert skipping[:4] == ["manager", "operator", "reflector", "operator"]
@@ -120,7 +120,7 @@ def test_eval_flag_reaches_the_settings_and_the_default_stays_off(
     monkeypatch.setattr(eval_cmd, "build_runtime", capture)
     for n, flags in enumerate(([], ["--skip-planning-while-loading"], ["--no-skip-planning-while-loading"])):
         assert main(["eval", "--suite", "virtual", "--out", str(tmp_path / str(n)), *flags]) == 2
-    assert [s.loop.skip_planning_while_loading for s in seen] == [False, True, False]
+    assert [s.loop.skip_planning_while_loading for s in seen] == [True, True, False]  # on by default
     monkeypatch.setenv("MAE_SKIP_PLANNING_WHILE_LOADING", "1")  # the variable still works; the flag wins
     assert main(["eval", "--suite", "virtual", "--out", str(tmp_path / "env")]) == 2
     off = ["eval", "--suite", "virtual", "--out", str(tmp_path / "f"), "--no-skip-planning-while-loading"]

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 from conftest import RunFn
-from loop_scripting import GroundTruthPerceptor, manager_reply, notes_reply, operator_reply, reflector_reply
+from loop_scripting import (
+    GroundTruthPerceptor,
+    manager_reply,
+    notes_reply,
+    operator_reply,
+    reflector_reply,
+    section,
+)
 from PIL import Image
 
 from mae.device.virtual import VirtualPhone
@@ -66,10 +73,18 @@ def test_manager_and_notetaker_wait_out_a_loading_screen_only_when_asked(
     assert result.finished, result.message
     managers = len(fake_server.requests_for("manager"))
     notetakers = len(fake_server.requests_for("notetaker"))
+    operators = [section(r.text, "Current Subgoal") for r in fake_server.requests_for("operator")]
     if not skip:
-        assert (managers, notetakers) == (5, 4)  # every step, the default
+        assert (managers, notetakers) == (5, 4)  # every step, the paper's order
+        assert not any(s.startswith("The screen is still loading") for s in operators)
     else:
         # after step 1 and step 2 the screen is a spinner: no Notetaker after them, no Manager before
         # steps 2 and 3; the plan and the notes stand
         assert (managers, notetakers) == (3, 2)
         assert result.memory.notes == "Notes has a Groceries note."
+        # the Operator on those screens is told to wait first, as every Manager asked there in
+        # real-model runs said; its plan's subgoal follows (and the memory's subgoal is unchanged)
+        waits = [s for s in operators if s.startswith("The screen is still loading: Wait() for its content")]
+        assert len(waits) == 2 and all(
+            s.endswith("then go on with: Open Notes and wait for it") for s in waits
+        ), operators

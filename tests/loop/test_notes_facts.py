@@ -217,3 +217,62 @@ def test_a_real_consolidation_that_names_what_it_dropped_loses_only_what_it_did_
     )
     loss = find_losses(old, reply.notes, reply.dropped)
     assert [fact.text for fact in loss.lost] == ['"End of results"']
+
+
+def _thai() -> tuple[str, str, str]:
+    from pathlib import Path
+
+    from mae.agents.notes_budget import parse_consolidated
+
+    data = Path(__file__).parent / "data" / "real_replies"
+    old = (data / "notes_consolidation_thai_old.txt").read_text(encoding="utf-8")
+    reply = (data / "notes_consolidation_thai_reply.txt").read_text(encoding="utf-8")
+    return old, reply, parse_consolidated(reply, old).notes
+
+
+def test_a_real_consolidation_keeps_ratings_written_another_way() -> None:
+    """A real model's consolidation (relay run, h_thai_duck_notes, paper's order, request 41) wrote
+    "Nora B. (5 stars)" as "Nora B. (5)" and was retried for "5 stars", "3 stars" and "4 stars" (one
+    extra model call). They are kept; the search query and the "No more results" marker, which it dropped
+    without naming them, are the only losses."""
+    from mae.agents.notes_budget import parse_consolidated
+
+    old, text, _ = _thai()
+    reply = parse_consolidated(text, old)
+    loss = find_losses(old, reply.notes, reply.dropped)
+    assert [fact.text for fact in loss.lost] == ['"Thai restaurant Urbana IL"', '"No more results"']
+    for wording in ("(5)", "5/5", "5★", "5-star", "★5"):
+        notes = reply.notes.replace("Nora B. (5)", f"Nora B. {wording}")
+        assert "5 stars" not in [f.text for f in find_losses(old, notes, reply.dropped).lost], wording
+    # the same number away from the reviewer, or another number beside her, does not keep her rating
+    for notes in (
+        reply.notes.replace("Nora B. (5)", "Nora B.") + "\nTotal (5)",
+        reply.notes.replace("Nora B. (5)", "Nora B. (4)"),
+    ):
+        assert "5 stars" in [f.text for f in find_losses(old, notes, reply.dropped).lost]
+
+
+def test_a_drop_named_by_kind_accounts_for_values_of_that_kind_only() -> None:
+    """The same reply named the results' hours by kind ("opening hours ... "open until" times"), not
+    each value. Without its line naming Thai Spice Urbana and Pad Thai Express, their "open until 10 PM"
+    is still accounted for by that kind, while their review counts, which no line names, are lost."""
+    from mae.agents.notes_budget import parse_consolidated
+
+    old, text, _ = _thai()
+    reply = parse_consolidated(text, old)
+    dropped = "\n".join(line for line in reply.dropped.splitlines() if "Thai Spice" not in line)
+    assert "opening hours" in dropped and '"open until" times' in dropped
+    lost = [fact.text for fact in find_losses(old, reply.notes, dropped).lost]
+    assert "10 PM" not in lost and {"276", "118"} <= set(lost)
+    # a kind names values of that kind only: hours do not drop a price or a pickup time
+    before = "Cafe Kopi: open until 10 PM, latte $4.50, pickup at 7 PM"
+    after = "Cafe Kopi"
+    lost = [f.text for f in find_losses(before, after, "Opening hours of the cafes: not needed").lost]
+    assert lost == ["$4.50", "7 PM"]
+    # a line naming an item drops that item's hours only
+    before = "Bangkok Orchid: open until 9 PM\nLemongrass Thai Kitchen: open until 9:30 PM"
+    lost = [
+        f.text
+        for f in find_losses(before, "Bangkok Orchid\nLemongrass Thai Kitchen", "Bangkok Orchid hours").lost
+    ]
+    assert lost == ["9:30 PM"]

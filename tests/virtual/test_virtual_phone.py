@@ -59,7 +59,7 @@ def test_screenshot_is_a_fresh_rgb_image(phone: VirtualPhone) -> None:
 def test_home_screen_shows_labelled_app_icons(phone: VirtualPhone) -> None:
     truth = phone.ground_truth()
     labels = {e.text for e in truth if e.kind == "text"}
-    assert {"Maps", "Notes", "Chrome", "Amazon", "Walmart", "9:41"} <= labels
+    assert {"Maps", "Notes", "Chrome", "Amazon", "Walmart", "7:41 PM"} <= labels
     icons = {e.text for e in truth if e.kind == "icon"}
     assert {"Maps app", "Notes app", "back button", "home button", "recent apps button", "battery"} <= icons
     for element in truth:
@@ -252,7 +252,7 @@ def test_wait_uses_virtual_time(phone: VirtualPhone) -> None:
     state = phone.state()
     assert state.clock_s == 120
     assert state.log[-1].action == "Wait(120)"
-    assert "9:43" in texts(phone)
+    assert "7:43 PM" in texts(phone)
 
 
 def test_reset_and_determinism() -> None:

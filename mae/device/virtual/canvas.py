@@ -6,6 +6,11 @@ the ground-truth ``Element`` (texts with their tight ink box, icons with a capti
 regions. A scroll view translates its content; a row cut by the viewport's edge (the screen's bottom, a
 header's edge) is drawn cut, as on a real phone, and its elements and targets keep their visible part
 (what a real ``uiautomator dump`` gives as bounds). Only rows wholly on screen count as seen.
+
+What is listed of a cut row is what its visible part draws: a text or icon is listed when at least
+``MIN_VISIBLE_PX`` of it shows; a tap target whose visible part shows none of the row's listed texts
+and icons stays tappable but nameless (the row's name is in a text below the edge, so nothing on screen
+says it); a row with less than ``MIN_VISIBLE_PX`` on screen is neither drawn nor listed.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ from PIL import Image
 from mae.device.virtual import render, theme
 from mae.device.virtual.render import Op
 from mae.perception.elements import Box, Element
+
+MIN_VISIBLE_PX = 6
+"""Screen pixels of a cut row or of an element in it below which that part is a sliver: not listed
+(and a row that thin is not drawn either)."""
 
 Point = tuple[float, float]
 DBox = tuple[float, float, float, float]
@@ -114,6 +123,20 @@ def _cut(box: Box, view: Box) -> Box | None:
     """The part of ``box`` inside the rows of ``view`` (None when nothing of it is)."""
     top, bottom = max(box[1], view[1]), min(box[3], view[3])
     return (box[0], top, box[2], bottom) if bottom > top else None
+
+
+def _visible(box: Box, view: Box) -> Box | None:
+    """The part of ``box`` inside ``view`` when it is more than a sliver (None otherwise); a box thinner
+    than a sliver to begin with is kept when it lies wholly inside."""
+    cut = _cut(box, view)
+    if cut is None or (cut[3] - cut[1] < MIN_VISIBLE_PX and cut != box):
+        return None
+    return cut
+
+
+def _holds(box: Box, inner: Box) -> bool:
+    x, y = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return box[0] <= x < box[2] and box[1] <= y < box[3]
 
 
 class ScrollView:
@@ -331,20 +354,24 @@ class Canvas:
             return
         top = max(box[1] + self._dy, self._clip[0])
         bottom = min(box[3] + self._dy, self._clip[1])
-        if bottom - top < 1 / self.k:
-            return
         view = (0, self.px(top), self.width, self.px(bottom))
+        if view[3] - view[1] < MIN_VISIBLE_PX:
+            return
         parent.ops.append(("clip", view, bucket.ops))
-        parent.elements += [
+        listed = [
             e.model_copy(update={"box": cut})
             for e in bucket.elements
-            if (cut := _cut(e.box, view)) is not None
+            if (cut := _visible(e.box, view)) is not None
         ]
-        parent.targets += [
-            Target(cut, t.action, t.label, t.role, t.cut or cut != t.box)
-            for t in bucket.targets
-            if (cut := _cut(t.box, view)) is not None
-        ]
+        parent.elements += listed
+        for t in bucket.targets:
+            cut = _cut(t.box, view)
+            if cut is None:
+                continue
+            named = cut == t.box or any(_holds(cut, e.box) for e in listed)
+            parent.targets.append(
+                Target(cut, t.action, t.label if named else "", t.role, t.cut or cut != t.box)
+            )
 
     @contextmanager
     def scroll_view(self, owner: Scrollable, top: float, bottom: float) -> Iterator[ScrollView]:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import difflib
 import json
-from datetime import datetime, timedelta
 from pathlib import Path
 
 from PIL import Image
 
-from mae.device.virtual import keyboard, system, theme
+from mae.device.virtual import clock, keyboard, system, theme
 from mae.device.virtual.a11y import build_tree
 from mae.device.virtual.apps import make_app
 from mae.device.virtual.apps.base import App, TextField
@@ -31,7 +30,6 @@ LAUNCHER = "com.mae.launcher"
 PILLOW_BLOCKS = 4
 """Freed image blocks Pillow may keep for reuse: screenshots are 10 MB each, and reusing memory instead
 of mapping fresh pages makes painting a screen about three times faster."""
-START_TIME = datetime(2024, 5, 14, 9, 41)
 STEP_SECONDS = 1.0
 
 
@@ -125,8 +123,8 @@ class VirtualPhone(keyboard.KeyHandler):
         return self._specs[label]
 
     def clock_text(self) -> str:
-        now = START_TIME + timedelta(seconds=self.clock_s)
-        return f"{now.hour % 12 or 12}:{now.minute:02d}"
+        """The status bar's time (``"7:41 PM"``; see ``clock``)."""
+        return clock.clock_text(self.clock_s)
 
     # ------------------------------------------------------------------ host interface for apps
     def event(self, app: str, kind: str, value: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mae.device.virtual import icons, theme
+from mae.device.virtual import clock, icons, theme
 from mae.device.virtual.apps import mapdraw, widgets
 from mae.device.virtual.apps.base import App, Screen, TextField
 from mae.device.virtual.apps.paging import PagedList, Paging, paging_for
@@ -142,6 +142,12 @@ class MapsApp(App):
             anchor="lm",
         )
 
+    def _status(self, c: Canvas, x: float, y: float, place: Place) -> None:
+        """Whether ``place`` is open at the phone's time (green) or closed (red), from its hours."""
+        status = clock.opening_status(place.hours, place.status, clock.now(self.host.clock_s))
+        color = theme.RED_TEXT if status.startswith("Closed") else theme.GREEN_TEXT
+        c.text(x, y, status, size=theme.BODY, color=color, anchor="lm")
+
     def screen_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         bar = self._search_bar(c, screen, top, back=True)
         places = PagedList(self.host, screen, self.paging, self.results(screen.item))
@@ -164,7 +170,7 @@ class MapsApp(App):
                         x for x in (place.category, place.price, f"{place.distance_mi:g} mi") if x
                     )
                     c.text(48, y + 200, detail, size=theme.BODY, color=theme.TEXT_2, anchor="lm")
-                    c.text(48, y + 262, place.status, size=theme.BODY, color=theme.GREEN_TEXT, anchor="lm")
+                    self._status(c, 48, y + 262, place)
                     widgets.button(
                         c,
                         (48, y + 300, 388, y + 385),
@@ -200,7 +206,7 @@ class MapsApp(App):
                 c.text(48, y + 35, detail, size=theme.BODY, color=theme.TEXT_2, anchor="lm")
             y += 70
             with view.row(y, 70):
-                c.text(48, y + 35, place.status, size=theme.BODY, color=theme.GREEN_TEXT, anchor="lm")
+                self._status(c, 48, y + 35, place)
                 c.mark_seen(f"maps:hours:{place.id}")
             y += 90
             y = self._actions(c, view, y, place)
