@@ -300,6 +300,8 @@ def reflect_tips(
             "errors": experience.errors_text(),
             "future_tasks": future_tasks_text(future_tasks),
             "tips": tips.strip() or "(none yet)",
+            "max_tip_chars": MAX_TIP_CHARS,
+            "max_tips": MAX_TIPS,
         },
         prompts_dir,
     )

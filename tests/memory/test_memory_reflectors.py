@@ -322,3 +322,16 @@ def test_the_shortcuts_reflector_sees_the_swipe_example_in_the_frame_the_model_w
     _, shortcuts_request = fake_server.requests_for("experience")
     assert "x1 = x2 = 384, y1 = 1067, y2 = 356" in shortcuts_request.text
     assert "1500" not in shortcuts_request.text
+
+
+def test_the_tips_reflector_is_told_the_length_limits_before_it_writes(
+    tmp_path: Path, fake_server: FakeModelServer
+) -> None:
+    """Relay run (Cartwell, evolution, task 2): a real model wrote a 427-character Tip that was cut at
+    400 characters, a limit its prompt never stated."""
+    fake_server.add(tips_reply(*INITIAL_TIP_LINES), role="experience")
+    fake_server.add(shortcuts_reply(), role="experience")
+    reflect_on_task(MemoryStore(tmp_path), make_client(fake_server), failed_task())  # type: ignore[arg-type]
+    tips_request, _ = fake_server.requests_for("experience")
+    text = " ".join(tips_request.text.split())
+    assert "at most 400 characters (a longer tip is cut there)" in text and "at most 40 tips" in text
