@@ -132,9 +132,15 @@ def popup_subgoal(memory: WorkingMemory, button: Element, perception: Perception
     then go on with the current one."""
     then = f" Then go on with: {memory.subgoal}" if memory.subgoal else ""
     if permission_prompt(perception):
+        grants = [
+            " ".join((e.text or "").split())
+            for e in perception.elements
+            if " ".join((e.text or "").split()).lower() in PERMISSION_GRANTS
+        ]
+        allow = " or ".join(f"“{text}”" for text in dict.fromkeys(grants))
         return (
-            "A permission prompt is in the way: answer it as the task needs (“Only this time” or “While "
-            f"using the app” when the task needs what it asks for, “{button.text.strip()}” otherwise).{then}"
+            f"A permission prompt is in the way: answer it as the task needs ({allow} when the task needs "
+            f"what it asks for, “{button.text.strip()}” otherwise).{then}"
         )
     return f"A pop-up is in the way: dismiss it by tapping “{button.text.strip()}”.{then}"
 

@@ -294,7 +294,7 @@ def test_the_speculative_operator_is_told_the_last_action_is_not_judged_yet() ->
 def test_a_permission_prompt_is_answered_as_the_task_needs_not_refused(dump: str, permission: bool) -> None:
     """A real model in fast mode was told to tap "Don't allow" on Maps' location prompt during a "nearest
     bakery" task, which needs the location: a permission prompt's subgoal leaves the answer to the task."""
-    from mae.agents.fast import popup_dismiss, popup_subgoal
+    from mae.agents.fast import PERMISSION_GRANTS, popup_dismiss, popup_subgoal
     from mae.memory.working import WorkingMemory
     from mae.perception.a11y import parse_uiautomator
 
@@ -311,5 +311,16 @@ def test_a_permission_prompt_is_answered_as_the_task_needs_not_refused(dump: str
     assert subgoal.endswith("Then go on with: Search")
     if permission:
         assert subgoal.startswith("A permission prompt is in the way: answer it as the task needs")
+        # it names the grant buttons the prompt shows (Cartwell's prompt had only Allow / Don't allow, and a
+        # real model was offered "Only this time" or "While using the app")
+        grants = [e.text for e in texts if e.text.strip().lower() in PERMISSION_GRANTS]
+        assert grants and all(f"“{g.strip()}”" in subgoal for g in grants)
+        box = (100, 1000, 300, 1100)
+        plain = Perception(
+            width=width,
+            height=height,
+            elements=[Element(kind="text", text=t, box=box, source="a11y") for t in ("Allow", "Don't allow")],
+        )
+        assert "(“Allow” when the task needs" in popup_subgoal(memory, button, plain)
     else:
         assert subgoal.startswith(f"A pop-up is in the way: dismiss it by tapping “{button.text.strip()}”")
