@@ -114,6 +114,16 @@ def test_a_line_cut_by_the_navigation_bar_is_its_node_not_two_garbles() -> None:
     assert [(e.text, e.box) for e in fused] == [("Tom W.", (174, 2187, 290, 2213))]
 
 
+def test_a_wrapped_title_read_as_one_text_takes_the_trees_words(perceptor: Perceptor) -> None:
+    """The air-fryer run's Amazon feed: a two-line title read as "... Box 10696. 484 Pieces"."""
+    task = {t.id: t for t in load_task_suite(suite="hard")}["h_air_fryer_best_deal"]
+    phone = VirtualPhone()
+    task.prepare(phone)
+    task.replay(phone, task.reference_actions[:2])
+    texts = [e.text for e in _perceive(perceptor, phone).elements]
+    assert "LEGO Classic Creative Brick Box 10696, 484 Pieces" in texts, texts
+
+
 def test_ocr_lines_of_a_paragraph_or_two_nodes_read_as_one_are_kept() -> None:
     paragraph = _node("Big enough for a family of four. Easy to clean.", (48, 100, 1032, 230))
     lines = [
