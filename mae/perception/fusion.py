@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from mae.perception.a11y import A11yNode, A11yTree
 from mae.perception.elements import Box, Element
@@ -136,19 +137,27 @@ def is_rating(node: A11yNode) -> bool:
     return node.class_name.endswith("RatingBar") and bool(node.label)
 
 
+def _one_column(texts: Sequence[Element]) -> bool:
+    """Whether ``texts`` are lines one under another, none side by side (a post's counts in a row are
+    separate controls to a reader, a note's title over its first lines are not)."""
+    rows = sorted(texts, key=lambda t: t.box[1])
+    return all(upper.box[3] <= lower.center[1] for upper, lower in pairwise(rows))
+
+
 def _text_cards(
     elements: Sequence[Element], clickable: Sequence[A11yNode], ratings: Sequence[A11yNode]
 ) -> list[tuple[A11yNode, list[Element]]]:
     """Cards made of text alone (a saved note: its title and its first lines), with the texts seen in
     each: a clickable, not editable node that is the smallest control around two or more texts and
-    holds no icon, rating or other control. A screen reader says such a card as one thing."""
+    holds no icon, rating or other control, its texts in one column. A screen reader says such a card as
+    one thing."""
     cards: list[tuple[A11yNode, list[Element]]] = []
     for node in clickable:
         if node.editable or not node.spoken_label:
             continue
         inside = [e for e in elements if _contains(node, e.center)]
         texts = [e for e in inside if e.kind == "text" and _smallest(clickable, e, float("inf")) is node]
-        if len(texts) < 2 or len(texts) != len(inside):
+        if len(texts) < 2 or len(texts) != len(inside) or not _one_column(texts):
             continue
         nested = any(
             other is not node

@@ -21,6 +21,9 @@ from mae.perception.geometry import holds, union_box
 
 LINE_NODE_HEIGHT = 5.0
 """A node holding one seen line is at most this many times its height (a chip or button's padding)."""
+OCR_LINE_HEIGHT = 2.2
+"""... and an OCR text at most this many times the node's height (a sliver cut by an edge is read with
+padding; a paragraph OCR merged from several lines is not one of its lines)."""
 INSIDE_SHARE = 0.8
 """At least this share of an OCR line's width lies across the node it is read from (not two nodes read as
 one line); its height may run past a node cut by an edge (OCR pads the sliver it reads)."""
@@ -48,6 +51,7 @@ def _line_node(element: Element, nodes: Sequence[A11yNode], texts: Sequence[Elem
         and not n.password
         and holds(n.bounds, element.center)
         and n.bounds[3] - n.bounds[1] <= LINE_NODE_HEIGHT * height
+        and height <= OCR_LINE_HEIGHT * (n.bounds[3] - n.bounds[1])
         and min(n.bounds[2], element.box[2]) - max(n.bounds[0], element.box[0]) >= INSIDE_SHARE * width
     ]
     node = min(fits, key=lambda n: n.area) if fits else None

@@ -124,6 +124,31 @@ def test_a_wrapped_title_read_as_one_text_takes_the_trees_words(perceptor: Perce
     assert "LEGO Classic Creative Brick Box 10696, 484 Pieces" in texts, texts
 
 
+def test_a_paragraph_read_as_one_text_keeps_all_its_lines() -> None:
+    """The X feed of the trending tasks: a post's three lines merged by OCR (the real boxes) were once
+    replaced by the middle line's node alone, and a post with its counts in a row is not a text card."""
+    lines = [
+        _node("Black Myth Wukong sold 10 million copies in its", (180, 528, 1029, 567)),
+        _node("first three days, the fastest selling game of the", (180, 585, 994, 625)),
+        _node("year.", (179, 652, 266, 683)),
+        _node("412", (280, 734, 343, 760)),
+        _node("5.2K", (550, 734, 624, 761)),
+    ]
+    post = A11yNode(
+        text=" ".join(n.text for n in lines),
+        clickable=True,
+        class_name="android.widget.Button",
+        bounds=(0, 368, 1080, 802),
+    )
+    read = [
+        Element(kind="text", text=" ".join(n.text for n in lines[:3]), box=(176, 523, 1029, 686)),
+        Element(kind="text", text="412", box=(281, 728, 343, 765)),
+        Element(kind="text", text="5.2K", box=(548, 728, 622, 765)),
+    ]
+    fused = fuse(read, A11yTree(source="uiautomator", nodes=[post, *lines]))
+    assert [e.text for e in fused] == [read[0].text, "412", "5.2K"]
+
+
 def test_ocr_lines_of_a_paragraph_or_two_nodes_read_as_one_are_kept() -> None:
     paragraph = _node("Big enough for a family of four. Easy to clean.", (48, 100, 1032, 230))
     lines = [
