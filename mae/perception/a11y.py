@@ -50,6 +50,7 @@ class A11yNode(BaseModel):
     scrollable: bool = False
     editable: bool = False
     password: bool = False
+    focused: bool = Field(False, description="an editable node with the cursor in it")
     bounds: Box
 
     @property
@@ -237,6 +238,7 @@ def parse_uiautomator(output: str | bytes, screen: tuple[int, int] | None = None
                 scrollable=item.get("scrollable") == "true",
                 editable=class_name.endswith(EDITABLE_CLASSES),
                 password=item.get("password") == "true",
+                focused=item.get("focused") == "true" and class_name.endswith(EDITABLE_CLASSES),
                 bounds=bounds,
             )
         )

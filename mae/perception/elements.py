@@ -50,6 +50,7 @@ class Element(BaseModel):
     password: bool = Field(False, description="a password field (the accessibility tree's password flag)")
 
     selected: bool = Field(False, description="a field's text shown selected (typing replaces it)")
+    focused: bool = Field(False, description="in the text field with the cursor (the tree's focused node)")
     behind: bool = Field(False, description="a text of the page dimmed behind a focused dialog")
 
     @property
@@ -66,7 +67,9 @@ class Element(BaseModel):
         named = f"{kind} {json.dumps(self.text, ensure_ascii=False)}"
         if self.behind:
             return f"{named} (dimmed, behind the dialog)"
-        return f"{named} (its text is selected: typing replaces it)" if self.selected else named
+        if self.selected:
+            return f"{named} (its text is selected: typing replaces it)"
+        return f"{named} (focused: typing goes here)" if self.focused and self.role == "field" else named
 
     def line(self, x: int, y: int) -> str:
         """One element-list line with the centre given in the caller's coordinate space."""

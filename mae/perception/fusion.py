@@ -12,6 +12,13 @@
 - With a tree, an unnamed icon outside every clickable node is decoration (map texture, dividers,
   badges) and is dropped; so is an unnamed icon inside a control whose label the list already shows
   as text inside it (a product's star rating, the magnifier in a search box, the glyph above "Save").
+- OCR's line inside a tree node that is that one line is written as the tree writes it, pieces of it
+  joined (``mae.perception.tree_text``); a text behind a dialog that runs under the dialog's edge is
+  not listed (OCR read a garble of the part that shows).
+- Rating stars the tree describes (a ``RatingBar``: "Rated 4.5 out of 5 stars") are listed as it says
+  them, in place of the star shapes seen there; the text field with the cursor says so (``focused``).
+- A card made of text alone (a saved note: title and first lines) is one button with the tree's words,
+  not one entry a line.
 - A card (a clickable row whose label is its title, price and rating) is listed by its title: a picture
   inside it does not take the card's label (its centre, on the picture, would be the card's tap
   point), and a card nothing saw is added with the box of the text that starts its label.
@@ -20,10 +27,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from mae.perception.a11y import A11yNode, A11yTree
 from mae.perception.elements import Box, Element
-from mae.perception.geometry import box_area, holds, reading_order
+from mae.perception.geometry import box_area, holds, reading_order, union_box
+from mae.perception.tree_text import tree_words
 
 ICON_NODE_RATIO = 20.0
 """A node names an icon only when it is at most this many times the icon's area (not a whole row).
@@ -51,9 +60,15 @@ def _norm(text: str) -> str:
 
 
 def _shows_label(node: A11yNode, texts: Sequence[Element]) -> bool:
-    """Whether a text seen inside ``node`` is (part of) its label, so the list already shows it."""
+    """Whether a text seen inside ``node`` is (part of) its label, so the list already shows it: three
+    or more of its characters, or the whole label however short (the app called ``X``)."""
     label = _norm(node.label)
-    return any(len(key := _norm(t.text)) >= 3 and key in label and _contains(node, t.center) for t in texts)
+    return any(
+        (key := _norm(t.text))
+        and (key == label or (len(key) >= 3 and key in label))
+        and _contains(node, t.center)
+        for t in texts
+    )
 
 
 def _namer(nodes: Sequence[A11yNode], element: Element, seen: Sequence[Element]) -> A11yNode | None:
@@ -95,8 +110,67 @@ def _label_box(node: A11yNode, nodes: Sequence[A11yNode]) -> Box:
 
 
 def _reach(node: A11yNode) -> dict[str, object]:
-    """What an element inside ``node`` records of it: the bounds a tap activates, the password flag."""
-    return {"control": node.bounds, "password": node.password}
+    """What an element inside ``node`` records of it: the bounds a tap activates, the password flag,
+    whether it is the field with the cursor."""
+    return {"control": node.bounds, "password": node.password, "focused": node.editable and node.focused}
+
+
+CUT_MARGIN = 0.25
+"""A text behind a dialog that ends within this share of its height from the dialog's edge is cut by it."""
+
+
+def _cut_by(window: Box, box: Box) -> bool:
+    """Whether a text seen behind a dialog runs under the dialog's edge: OCR read only the part that
+    shows, a garble ("Rolllha" for a "Rollback" badge half under a card) or a fragment."""
+    margin = CUT_MARGIN * max(1, box[3] - box[1])
+    left, top, right, bottom = window
+    return (
+        box[0] < right + margin
+        and box[2] > left - margin
+        and box[1] < bottom + margin
+        and box[3] > top - margin
+    )
+
+
+def is_rating(node: A11yNode) -> bool:
+    """A row of rating stars (``RatingBar``) the tree describes ("Rated 4.5 out of 5 stars")."""
+    return node.class_name.endswith("RatingBar") and bool(node.label)
+
+
+def _one_column(texts: Sequence[Element]) -> bool:
+    """Whether ``texts`` are lines one under another, none side by side (a post's counts in a row are
+    separate controls to a reader, a note's title over its first lines are not)."""
+    rows = sorted(texts, key=lambda t: t.box[1])
+    return all(upper.box[3] <= lower.center[1] for upper, lower in pairwise(rows))
+
+
+def _text_cards(
+    elements: Sequence[Element], clickable: Sequence[A11yNode], ratings: Sequence[A11yNode]
+) -> list[tuple[A11yNode, list[Element]]]:
+    """Cards made of text alone (a saved note: its title and its first lines), with the texts seen in
+    each: a clickable, not editable node that is the smallest control around two or more texts and
+    holds no icon, rating or other control, its texts in one column. A screen reader says such a card as
+    one thing."""
+    cards: list[tuple[A11yNode, list[Element]]] = []
+    for node in clickable:
+        if node.editable or not node.spoken_label:
+            continue
+        inside = [e for e in elements if _contains(node, e.center)]
+        texts = [e for e in inside if e.kind == "text" and _smallest(clickable, e, float("inf")) is node]
+        if len(texts) < 2 or len(texts) != len(inside) or not _one_column(texts):
+            continue
+        nested = any(
+            other is not node
+            and holds(
+                node.bounds,
+                ((other.bounds[0] + other.bounds[2]) // 2, (other.bounds[1] + other.bounds[3]) // 2),
+            )
+            for other in [*clickable, *ratings]
+            if other.area < node.area
+        )
+        if not nested and sum(_shows_label(node, [t]) for t in texts) * 2 >= len(texts):
+            cards.append((node, texts))
+    return cards
 
 
 def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
@@ -117,11 +191,47 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
         behind = [
             e.model_copy(update={"behind": True, "role": ""})
             for e in elements
-            if e.kind == "text" and not any(e is kept for kept in focused)
+            if e.kind == "text" and not any(e is kept for kept in focused) and not _cut_by(window, e.box)
         ]
         elements = focused
-    texts = [e for e in elements if e.kind == "text"]
+    elements = tree_words(elements, tree)  # the tree's spelling of a line over OCR's
+    # Rating stars are listed as the tree says them, once, in place of the star shapes seen in them.
+    ratings = [
+        n
+        for n in tree.nodes
+        if is_rating(n) and min(n.bounds[2] - n.bounds[0], n.bounds[3] - n.bounds[1]) >= MIN_CONTROL_PX
+    ]
+    elements = [e for e in elements if e.kind == "text" or not any(_contains(n, e.center) for n in ratings)]
     fused: list[Element] = []
+    for node, seen in _text_cards(elements, clickable, ratings):
+        # one entry for the card, with the tree's words, where its texts are (a tap there opens it)
+        fused.append(
+            Element(
+                kind="text",
+                text=node.spoken_label,
+                box=union_box([t.box for t in seen]),
+                source=tree.source,
+                role="button",
+                named_by="a11y",
+                **_reach(node),
+            )
+        )
+        elements = [e for e in elements if not any(e is t for t in seen)]
+    texts = [e for e in elements if e.kind == "text"]
+    for node in ratings:
+        if any(_norm(t.text) == _norm(node.label) for t in texts if _contains(node, t.center)):
+            continue
+        holder = _smallest(clickable, Element(kind="text", box=node.bounds), float("inf"))
+        fused.append(
+            Element(
+                kind="text",
+                text=node.label,
+                box=node.bounds,
+                source=tree.source,
+                named_by="a11y",
+                **(_reach(holder) if holder is not None else {}),
+            )
+        )
     named_at: dict[int, int] = {}
     for element in elements:
         holder = _smallest(clickable, element, float("inf"))

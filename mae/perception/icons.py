@@ -109,13 +109,27 @@ def _outermost(boxes: Sequence[tuple[int, int, int, int]], slack: int = 2) -> li
 def drop_text_regions(
     icons: Sequence[Element], texts: Sequence[Element], overlap: float = 0.5
 ) -> list[Element]:
-    """Icons less than ``overlap`` of whose area is covered by a single text box."""
+    """Icons less than ``overlap`` of whose area is covered by a single text box, and that are not the
+    outline of one short text (``_outlines``)."""
     kept = []
     for icon in icons:
         area = max(1, box_area(icon.box))
-        if all(intersection(icon.box, t.box) / area < overlap for t in texts):
+        if all(intersection(icon.box, t.box) / area < overlap and not _outlines(icon, t) for t in texts):
             kept.append(icon)
     return kept
+
+
+def _outlines(icon: Element, text: Element) -> bool:
+    """Whether ``icon`` is the edge detector's outline of ``text``: the text lies inside it and it is
+    no larger than the text with a margin of about half a line's height each side. OCR boxes one letter
+    tightly and the detector pads its strokes, so a one-letter label (the app called ``X``) covers less
+    than half of its own icon box; a badge or button around a letter is wider than that margin."""
+    left, top, right, bottom = text.box
+    width, height = right - left, bottom - top
+    if box_area(text.box) == 0 or intersection(icon.box, text.box) < 0.8 * box_area(text.box):
+        return False
+    icon_width, icon_height = icon.box[2] - icon.box[0], icon.box[3] - icon.box[1]
+    return icon_width <= width + height and icon_height <= 2 * height
 
 
 def make_icon_detector(name: str, **options: Any) -> IconDetector | None:

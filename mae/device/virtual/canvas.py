@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from PIL import Image
@@ -52,6 +52,8 @@ class Target:
     """``edit`` for a text field (its accessibility node is editable); ``""`` for a button."""
     cut: bool = False
     """Cut by the edge of its scroll view: only ``box`` of it shows."""
+    focused: bool = False
+    """A text field with the cursor in it (its accessibility node says ``focused``)."""
 
     def contains(self, x: int, y: int) -> bool:
         left, top, right, bottom = self.box
@@ -327,11 +329,13 @@ class Canvas:
         if bucket is not None:
             bucket.elements.append(Element(kind="icon", text=caption, box=self._box(box), source="virtual"))
 
-    def tap(self, box: DBox, action: Callable[[], object], label: str = "", role: str = "") -> None:
-        """Make ``box`` tappable (``role="edit"`` for a text field)."""
+    def tap(
+        self, box: DBox, action: Callable[[], object], label: str = "", role: str = "", focused: bool = False
+    ) -> None:
+        """Make ``box`` tappable (``role="edit"`` for a text field; ``focused`` when it has the cursor)."""
         bucket = self._bucket(box[1], box[3])
         if bucket is not None:
-            bucket.targets.append(Target(self._box(box), action, label, role))
+            bucket.targets.append(Target(self._box(box), action, label, role, focused=focused))
 
     def mark_seen(self, key: str) -> None:
         """Note that the current row was on screen (used by task grading)."""
@@ -370,7 +374,7 @@ class Canvas:
                 continue
             named = cut == t.box or any(_holds(cut, e.box) for e in listed)
             parent.targets.append(
-                Target(cut, t.action, t.label if named else "", t.role, t.cut or cut != t.box)
+                replace(t, box=cut, label=t.label if named else "", cut=t.cut or cut != t.box)
             )
 
     @contextmanager
@@ -410,11 +414,7 @@ class Canvas:
             bucket.elements.append(element.model_copy(update={"box": moved}))
         for target in cached.targets:
             left, top, right, bottom = target.box
-            bucket.targets.append(
-                Target(
-                    (left + ox, top + oy, right + ox, bottom + oy), target.action, target.label, target.role
-                )
-            )
+            bucket.targets.append(replace(target, box=(left + ox, top + oy, right + ox, bottom + oy)))
 
     def frame(self) -> Frame:
         """The finished layout."""

@@ -358,7 +358,7 @@ def stars(c: Canvas, x: float, cy: float, rating: float, size: float = 34) -> fl
         col = theme.STAR if rating >= i + 0.5 else theme.DIVIDER
         _star(c, x + size / 2 + i * size, cy, size / 2 * 0.95, col)
     right = x + 5 * size
-    c.icon_element((x, cy - size / 2, right, cy + size / 2), f"{rating:.1f} stars")
+    c.icon_element((x, cy - size / 2, right, cy + size / 2), f"Rated {rating:.1f} out of 5 stars")
     return right
 
 

@@ -118,7 +118,13 @@ class NotesApp(App):
                     x = end[0] if lines and lines[-1].strip() else BODY_X
                     c.rect((x + 4, cursor_y - 4, x + 8, cursor_y + 50), theme.ACCENT)
             view.end(content)
-        c.tap((0, body_top, c.dw, bottom), lambda: self.host.focus(body), "note body")
+        c.tap(
+            (0, body_top, c.dw, bottom),
+            lambda: self.host.focus(body),
+            "Note",
+            role="edit",
+            focused=focused is body,
+        )
 
     def _done(self) -> None:
         self.back()

@@ -95,7 +95,9 @@ def text_field(
     def focus() -> None:
         host.focus(field, select=field.select_on_focus)
 
-    c.tap((left, top, right - clear_w, bottom), on_tap or focus, field.placeholder, role="edit")
+    c.tap(
+        (left, top, right - clear_w, bottom), on_tap or focus, field.placeholder, role="edit", focused=focused
+    )
 
 
 def button(
