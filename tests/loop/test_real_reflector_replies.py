@@ -20,3 +20,18 @@ def test_a_partial_success_is_not_shown_as_plain_success_in_later_prompts() -> N
     assert line.endswith("Outcome: successful or partially successful")
     failed = ActionRecord(step=2, name="Tap", text="Tap(1, 2)", outcome="C").summary()
     assert "Outcome: failed" in failed and "partially" not in failed
+
+
+def test_both_reflectors_say_how_to_judge_a_loading_result_or_a_pop_up_that_appeared() -> None:
+    """Eight relay runs (E and v2): after an action whose result was still loading, or hidden by a pop-up
+    that appeared on its own, the real model found no outcome that fit and answered A "with caveats"
+    (as in the hotel task's request 3 above). Both prompts now say that this is A."""
+    from mae.agents.prompting import load_template
+
+    e_text = " ".join(load_template("action_reflector").split())
+    v2_text = " ".join(load_template("v2_reflection").split())
+    assert (
+        "whose result is still loading, or is covered by a pop-up that appeared on its own, is A too"
+        in e_text
+    )
+    assert "also when the result is still loading, or a pop-up that appeared on its own covers it" in v2_text
