@@ -2,19 +2,21 @@
 
 When the notes pass their budget the Notetaker rewrites them shorter (``mae.agents.notes_budget``). A
 model can drop a price, cut a name short or attach a number to the wrong item while doing so. This
-module finds the facts a later step may type or compare (prices, phone numbers, times, numbers with
-units, ratings, plain numbers with a decimal point or three or more digits, URLs, e-mail addresses,
-quoted text, names written in capitals, model codes such as ``DZ201``), and checks which of the old
+module takes the facts a later step may type or compare (read by ``mae.agents.notes_text``: prices,
+phone numbers, times, numbers with units, ratings, names, quoted text ...) and checks which of the old
 notes' facts the new notes no longer hold:
 
 - a fact is *kept* when the new notes (or the reply's ``### Dropped ###`` list of facts the request no
   longer needs) hold it in any spelling that means the same: ``$144`` keeps ``$144.00``, ``11:00 PM``
   keeps ``11 PM``, ``217-555-0187`` keeps ``(217) 555-0187``, ``Gangnam bbq house`` keeps
-  ``Gangnam BBQ House``;
+  ``Gangnam BBQ House``. ``### Dropped ###`` may name a fact briefly: by its value (anywhere, also
+  inside a quote such as ``"4.6 stars (220)"``), by its item, or by its kind ("review counts");
 - a value is *moved* when every new line that holds it names another item of the old notes and none of
   the items that only its own old lines named (two prices swapped between two shops). A line stands
   under its heading: in ``FINAL CHOICE: Illini Union Hotel`` / ``- Maps: 4.5 stars (733 reviews)`` the
-  rating belongs to the hotel, not to another line that named Maps. A moved value counts as lost.
+  rating belongs to the hotel, not to another line that named Maps. An item may be named by a shorter
+  form of its old line and heading ("Amazon Renewed $52.00" for a "(Renewed)" result listed under
+  "Amazon search"). A moved value counts as lost.
 
 ``repair`` puts the old lines holding lost facts back (long lines cut to the clauses holding them),
 each once, after the new notes, and strikes a moved value from the new lines that carried it. It never
@@ -25,84 +27,37 @@ rest of the repaired notes ("Amazon DZ201:" next to the restored "Amazon DZ201: 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
-FactKind = Literal["url", "email", "price", "phone", "time", "quantity", "number", "quoted", "name", "code"]
-VALUE_KINDS = frozenset({"price", "phone", "time", "quantity", "number"})
-"""Kinds that describe an item; names, codes and quoted text identify one."""
-ANCHOR_KINDS = frozenset({"name", "code", "quoted"})
+from mae.agents.notes_text import (
+    ANCHOR_KINDS,
+    STOP_WORDS,
+    VALUE_KINDS,
+    Fact,
+    Holder,
+    core,
+    extract_facts,
+    headings,
+    is_fact,
+    line_facts,
+    normalise,
+    same_value,
+)
+
+__all__ = [
+    "VALUE_KINDS",
+    "Fact",
+    "Loss",
+    "extract_facts",
+    "find_losses",
+    "normalise",
+    "repair",
+    "strip_sign_off",
+]
+
 MAX_LINE_CHARS = 200
 """An old line longer than this is put back as the clauses that hold its lost facts."""
 
-_UNITS = {
-    "qt": "qt", "quart": "qt", "quarts": "qt", "gb": "gb", "tb": "tb", "mb": "mb", "ghz": "ghz",
-    "hz": "hz", "inch": "in", "inches": "in", "in": "in", '"': "in", "mi": "mi", "mile": "mi",
-    "miles": "mi", "km": "km", "m": "m", "ft": "ft", "min": "min", "mins": "min", "minute": "min",
-    "minutes": "min", "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "h": "h", "star": "stars",
-    "stars": "stars", "review": "reviews", "reviews": "reviews", "ratings": "reviews", "rating": "reviews",
-    "%": "%", "percent": "%", "lb": "lb", "lbs": "lb", "pound": "lb", "pounds": "lb", "oz": "oz",
-    "kg": "kg", "g": "g", "fps": "fps", "mp": "mp", "mah": "mah", "w": "w", "k": "k", "million": "m",
-    "m+": "m", "likes": "likes", "like": "likes", "views": "views", "citations": "citations",
-    "cited": "citations", "copies": "copies", "nights": "nights", "night": "nights", "people": "people",
-    "guests": "people", "seats": "seats", "calories": "cal", "cal": "cal", "servings": "servings",
-    "days": "days", "day": "days", "weeks": "weeks", "mph": "mph", "kph": "kph", "x": "x",
-}  # fmt: skip
-_STOP_WORDS = frozenset(
-    " ".join(
-        [
-            "a an and the this that these those it its i we you he she they my our your of on in at to for",
-            "from by with as or but if then so also next now here there yes no none not step steps result",
-            "results price prices cost costs rating ratings rated review reviews note notes hours hour phone",
-            "address total cheapest best lowest highest top cheaper open opened opens closed closes close",
-            "checked check found tapped searched search dismissed typed scrolled saw seen went go back home",
-            "task plan progress important current summary positive negative mixed sponsored sale deal deals",
-            "was is are sold shop stars star item items option options chosen chose choice picked pick keep",
-            "kept dropped ruled out still need needs needed later first second third last other others only",
-            "all some many few page screen list app apps new added add write wrote tomorrow today tonight",
-            "monday tuesday wednesday thursday friday saturday sunday january february march april may june",
-            "july august september october november december am pm",
-        ]
-    ).split()
-)
-"""Capitalised words that start a sentence or label a value rather than name an item."""
-_URL = re.compile(
-    r"(?:https?://|www\.)[^\s<>()\"']+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|edu|gov|co|ai|app|dev|us|uk)"
-    r"(?:/[^\s<>()\"']*)?",
-    re.IGNORECASE,
-)
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_PRICE = re.compile(
-    rf"(?:(?P<sym>[$€£¥₹]|\b(?:USD|EUR|GBP|CAD|AUD)\s?)\s?(?P<num>{_NUM})(?P<mult>\s?[kKmM]\b)?"
-    rf"|(?P<num2>{_NUM})\s?(?P<word>dollars|usd|euros?|eur)\b)",
-    re.IGNORECASE,
-)
-_PHONE = re.compile(r"(?<![\w.])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])?\d{3}[\s.-]\d{4}(?![\w])")
-_TIME = re.compile(
-    r"(?<![\d:.,])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s?(?P<ap>[ap]\.?\s?m\.?)(?![a-z])|(?<![\d:.,$])(?P<h2>\d{1,2}):(?P<m2>\d{2})(?![\d:])",
-    re.IGNORECASE,
-)
-_QUANTITY = re.compile(
-    rf"(?<![\w.,])(?P<num>{_NUM})(?:\s?-\s?|\s?)(?P<unit>"
-    + "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
-    + r")(?![\w])",
-    re.IGNORECASE,
-)
-_RATIO = re.compile(r"(?<![\w.])(?P<a>\d+(?:\.\d+)?)\s?/\s?(?P<b>\d+)(?![\w.])")
-_NUMBER = re.compile(
-    r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])\d+\.\d+(?![\w])|(?<![\w.])\d{3,}(?![\w])"
-)
-_QUOTED = re.compile(
-    r"\"([^\"\n]{2,120})\"|“([^”\n]{2,120})”|(?<![\w])'([^'\n]{2,120})'(?![\w])|«([^»\n]{2,120})»"
-)
-_CODE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w-])")
-_CAPITALISED = re.compile(
-    r"(?<![\w'’])(?:[A-Z](?:[\w'’&-]|\.(?!\s))*|\d+[A-Za-z][\w-]*)"
-    r"(?:(?:\s+|\s*&\s*)(?:(?:of|and|the|de|la|du|del|in|on|for|at|&)\s+)?(?:[A-Z](?:[\w'’&-]|\.(?!\s))*|[A-Z0-9][\w-]*\d[\w-]*))*"
-)
-_BULLET = re.compile(r"^\s*(?:[-*•·]+|\d+[.)]|[a-z][.)])\s+")
 _SIGN_OFF = re.compile(
     r"^\s*(?:let me know|i hope|hope this|feel free|is there anything|these (?:consolidated )?notes|"
     r"the notes above|i(?:'ve| have) (?:kept|merged|removed|consolidated)|note:)",
@@ -110,163 +65,8 @@ _SIGN_OFF = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Fact:
-    """One fact as written (``text``), its canonical form (``key``) and the line it is on (0-based)."""
-
-    kind: FactKind
-    text: str
-    key: str
-    line: int
-
-
-def _number(text: str) -> str:
-    """``1,299.00`` -> ``1299``; ``4.50`` -> ``4.5`` (the same number however it is written)."""
-    value = text.replace(",", "")
-    if "." in value:
-        value = value.rstrip("0").rstrip(".")
-    return value.lstrip("0") or "0"
-
-
-def normalise(text: str) -> str:
-    """Lower case, every run of characters other than letters and digits one space."""
-    return " " + " ".join(re.findall(r"[^\W_]+", text.lower())) + " "
-
-
-def _blank(line: str, start: int, end: int) -> str:
-    """``line`` with a span read already made unreadable (and a boundary no name runs across)."""
-    return line[:start] + "\x00" * (end - start) + line[end:]
-
-
-def _line_facts(line: str, index: int) -> list[Fact]:
-    """The facts of one line; each span is read once, in order of how specific its pattern is."""
-    facts: list[Fact] = []
-    rest = line
-
-    def take(kind: FactKind, pattern: re.Pattern[str], key_of: Callable[[re.Match[str]], str]) -> None:
-        nonlocal rest
-        for match in list(pattern.finditer(rest)):
-            key = key_of(match)
-            if key:
-                facts.append(Fact(kind, match.group(0).strip(), key, index))
-                rest = _blank(rest, match.start(), match.end())
-
-    take("email", _EMAIL, lambda m: m.group(0).lower())
-    take("url", _URL, lambda m: m.group(0).lower().split("://")[-1].removeprefix("www.").rstrip("/.,;:"))
-    take("quoted", _QUOTED, lambda m: normalise(next(g for g in m.groups() if g)).strip())
-    take("phone", _PHONE, lambda m: re.sub(r"\D", "", m.group(0))[-7:])
-    take("price", _PRICE, _price_key)
-    take("time", _TIME, _time_key)
-    take("quantity", _QUANTITY, lambda m: f"{_number(m.group('num'))}{_UNITS[m.group('unit').lower()]}")
-    take("number", _RATIO, lambda m: f"{_number(m.group('a'))}/{m.group('b')}")
-    take("number", _NUMBER, lambda m: _number(m.group(0)))
-    take("code", _CODE, lambda m: m.group(0).lower() if len(m.group(0)) >= 3 else "")
-    start = _BULLET.match(rest)
-    body_start = start.end() if start else 0
-    for match in _CAPITALISED.finditer(rest):
-        whole = match.group(0).split()
-        while whole and (whole[-1].lower().strip("'’.&-") in _STOP_WORDS or whole[-1] in {"&", "of", "and"}):
-            whole.pop()
-        words = list(whole)
-        while words and words[0].lower().strip("'’.&-") in _STOP_WORDS:
-            words.pop(0)
-        before = rest[: match.start()].rstrip(" \x00")
-        at_start = match.start() <= body_start or before.endswith((".", "!", "?", ",", ";", ":", "(", "-"))
-        followed = rest[match.end() :].lstrip(" \x00").startswith(":")
-        if len(words) == 1 and len(whole) > 1 and words[0].isalpha() and (followed or not at_start):
-            words = whole  # "Best Buy:" or "on Best Buy": "Best" is part of the name
-        if not words:
-            continue
-        name = re.sub(r"['’]s$", "", " ".join(words).rstrip(".'’-"))  # "Gangnam BBQ House's page"
-        if len(words) == 1 and (len(name) < 3 or (at_start and not followed)):
-            continue
-        facts.append(Fact("name", name, normalise(name).strip(), index))
-    return facts
-
-
-_CURRENCY = {"usd": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£"}
-
-
-def _price_key(match: re.Match[str]) -> str:
-    symbol = (match.group("sym") or match.group("word") or "$").strip().lower()
-    symbol = {"usd": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£"}.get(
-        symbol, symbol
-    )
-    number = _number(match.group("num") or match.group("num2"))
-    multiplier = (match.group("mult") or "").strip().lower() if match.group("num") else ""
-    return f"{symbol}{number}{multiplier}"
-
-
-def _time_key(match: re.Match[str]) -> str:
-    if match.group("h") is not None:
-        minutes = match.group("m")
-        suffix = "pm" if match.group("ap").lower().startswith("p") else "am"
-        hour = str(int(match.group("h")))
-        return f"{hour}{':' + minutes if minutes and minutes != '00' else ''}{suffix}"
-    return f"{int(match.group('h2'))}:{match.group('m2')}"
-
-
-def extract_facts(text: str) -> list[Fact]:
-    """Every fact of ``text``, line by line, in order."""
-    out: list[Fact] = []
-    for index, line in enumerate(text.splitlines()):
-        out.extend(_line_facts(line, index))
-    return out
-
-
-class _Holder:
-    """What a text holds, in the forms a fact is looked up by."""
-
-    def __init__(self, text: str) -> None:
-        self.facts = extract_facts(text)
-        self.keys = {(f.kind, f.key) for f in self.facts}
-        self.numbers = {_core(f) for f in self.facts if f.kind in VALUE_KINDS}
-        self.plain = normalise(text)
-
-    def holds(self, fact: Fact) -> bool:
-        if (fact.kind, fact.key) in self.keys:
-            return True
-        if fact.kind == "name" and len(words := fact.key.split()) >= 3:  # "Rollback Fresh Navel Oranges"
-            return any(f" {' '.join(part)} " in self.plain for part in (words, words[1:], words[:-1]))
-        if fact.kind in ANCHOR_KINDS or fact.kind in {"url", "email"}:
-            return normalise(fact.text) in self.plain
-        if fact.kind == "time":
-            return any(k == "time" and _same_time(fact.key, key) for k, key in self.keys)
-        if fact.kind == "number":
-            return _core(fact) in self.numbers
-        if fact.kind == "quantity":  # "4.0 stars" kept as "rated 4.0"; "0.5 mi" read inside "$ 0.5 mi"
-            return ("number", _core(fact)) in self.keys or normalise(fact.text) in self.plain
-        return False
-
-
-def _same_value(fact: Fact, found: Fact) -> bool:
-    """``found`` (a value of the new notes) is ``fact`` (a value of the old ones) in another spelling."""
-    if fact.kind == found.kind and fact.key == found.key:
-        return True
-    if fact.kind == "time" == found.kind:
-        return _same_time(fact.key, found.key)
-    if fact.kind == "number" or (fact.kind == "quantity" and found.kind == "number"):
-        return _core(fact) == _core(found)
-    return False
-
-
-def _is_fact(fact: Fact) -> bool:
-    """A single capitalised word ("Maps", "Walmart") ties figures to an item but is no fact on its own."""
-    return fact.kind != "name" or " " in fact.key
-
-
-def _core(fact: Fact) -> str:
-    """The bare number of a value fact (``$144`` -> ``144``, ``8qt`` -> ``8``)."""
-    found = re.search(r"\d+(?:\.\d+)?(?:/\d+)?", fact.key)
-    return found.group(0) if found else fact.key
-
-
-def _same_time(a: str, b: str) -> bool:
-    """``11pm`` and ``11:00pm`` are one time; ``12:40`` and ``12:40pm`` too (one side gave no half of day)."""
-    digits_a, digits_b = a.rstrip("apm"), b.rstrip("apm")
-    if digits_a != digits_b:
-        return False
-    return a in (b, digits_a) or b == digits_b
+_ENTRY_BREAK = re.compile(r"[;:|,]|\s+and\s+")
+"""What ends one entry of a line before the next ("...; Amazon Renewed $52.00 and Best Buy ...")."""
 
 
 @dataclass
@@ -296,8 +96,9 @@ class Loss:
         parts = []
         if self.missing:
             parts.append(
-                f"the notes lost facts the old notes held: {_quote(self.missing)}; copy each one exactly "
-                "into the notes, or name it under ### Dropped ### if the request no longer needs it"
+                f"the notes lost facts the old notes held: {_quote(self.missing)}; keep each one the "
+                "request still needs in the notes, copied exactly, or name it briefly under ### Dropped ### "
+                "(by its value, its item's name, or its kind of value, such as review counts)"
             )
         if self.moved:
             parts.append(
@@ -316,22 +117,22 @@ def _quote(facts: list[Fact], limit: int = 8) -> str:
 def find_losses(old: str, new: str, dropped: str = "") -> Loss:
     """The facts of ``old`` that ``new`` does not hold, nor ``dropped`` name (facts the model says
     the request no longer needs), plus values that ``new`` moved to another item."""
-    holder = _Holder(new)
-    accounted = _Holder(dropped)
+    holder = Holder(new)
+    accounted = Holder(dropped)
     old_facts = extract_facts(old)
     dropped_lines = _lines_of_dropped_items(old_facts, accounted)
     old_lines, new_lines = old.splitlines(), new.splitlines()
     missing = [
         f
         for f in old_facts
-        if _is_fact(f)
+        if is_fact(f)
         and not holder.holds(f)
         and not accounted.holds(f)
         and f.line not in dropped_lines
         and not _rating_kept(f, old_facts, new_lines)
         and not _dropped_by_kind(f, old_lines[f.line], dropped)
     ]
-    moved, moved_at = _moved_values(old_facts, new, accounted)
+    moved, moved_at = _moved_values(old, old_facts, new, accounted)
     missing_keys = {(f.kind, f.key, f.line) for f in missing}
     return Loss(missing, [f for f in moved if (f.kind, f.key, f.line) not in missing_keys], moved_at)
 
@@ -345,7 +146,7 @@ def _rating_kept(fact: Fact, old_facts: list[Fact], new_lines: list[str]) -> boo
     anchors = [normalise(f.text) for f in old_facts if f.line == fact.line and f.kind in ANCHOR_KINDS]
     if not anchors:
         return False
-    n = re.escape(_core(fact)) + r"(?:\.0)?"
+    n = re.escape(core(fact)) + r"(?:\.0)?"
     form = re.compile(
         rf"\(\s*{n}\s*\)|(?<![\d.]){n}\s*(?:/\s*5(?!\d)|★|-?\s*stars?\b)|★\s*{n}(?![\d.])", re.IGNORECASE
     )
@@ -372,6 +173,9 @@ def _kind_of(fact: Fact, line: str) -> str:
     if fact.kind == "quantity":
         unit = re.sub(r"^[\d.,/]+", "", fact.key)
         return {"mi": "distance", "km": "distance", "reviews": "reviews", "stars": "rating"}.get(unit, "")
+    if fact.kind == "number":  # "4.7 stars (40,210)": the count of reviews behind a rating
+        count = rf"(?:stars?|★|/\s*5)\s*\(\s*{re.escape(fact.text)}\s*(?:reviews|ratings)?\s*\)"
+        return "reviews" if re.search(count, line, re.IGNORECASE) else ""
     if fact.kind == "time":
         at = line.find(fact.text)
         clause = re.split(r"[,;:()\[\]]", line[: max(at, 0)])[-1]
@@ -384,51 +188,37 @@ def _dropped_by_kind(fact: Fact, line: str, dropped: str) -> bool:
     """Whether a line of ``### Dropped ###`` names the kind of value ``fact`` is rather than each value
     ("open until" times, distances), as a real consolidation did. Only values of that kind are accounted
     for (a price is not dropped by "open until times", nor a pickup time by "hours"), and a line that
-    names items drops only their values ("Bangkok Orchid address/hours" keeps the chosen place's hours)."""
+    names items drops only their values ("Bangkok Orchid address/hours" keeps the chosen place's hours).
+    The kind is read before the line's reason: "Ratings ...: not needed for the price comparison" drops
+    ratings, not prices."""
     kind = _kind_of(fact, line)
     if not kind:
         return False
     old_line = normalise(line)
     for said in dropped.splitlines():
+        said = re.split(r":\s", said, maxsplit=1)[0]
         plain = normalise(said)
         if not any(f" {word} " in plain for word in _KIND_WORDS[kind]):
             continue
-        items = [f.key for f in _line_facts(said, 0) if f.kind == "name" and _is_fact(f)]
+        items = [f.key for f in line_facts(said, 0) if f.kind == "name" and is_fact(f)]
         if not items or any(f" {item} " in old_line for item in items):
             return True
     return False
 
 
-def _lines_of_dropped_items(old_facts: list[Fact], accounted: _Holder) -> set[int]:
+def _lines_of_dropped_items(old_facts: list[Fact], accounted: Holder) -> set[int]:
     """Old lines whose every item (multi-word name) the ``### Dropped ###`` section names: dropping an
     item drops the figures listed with it ("Non-Korean results (McDonald's 3.7, Corner Diner 4.2, ...):
     not candidates" accounts for their hours and review counts, as a real model wrote)."""
     names: dict[int, list[Fact]] = {}
     for fact in old_facts:
-        if fact.kind == "name" and _is_fact(fact):
+        if fact.kind == "name" and is_fact(fact):
             names.setdefault(fact.line, []).append(fact)
     return {line for line, items in names.items() if all(accounted.holds(item) for item in items)}
 
 
-def headings(lines: list[str]) -> list[str]:
-    """For each line, the heading it stands under: the nearest line above it that is not a bullet, when
-    it is a bullet or indented ("" otherwise, and after a blank line)."""
-    out: list[str] = []
-    heading = ""
-    for line in lines:
-        if not line.strip():
-            heading = ""
-            out.append("")
-        elif _BULLET.match(line) or line[:1] in (" ", "\t"):
-            out.append(heading)
-        else:
-            heading = line
-            out.append("")
-    return out
-
-
 def _moved_values(
-    old_facts: list[Fact], new: str, accounted: _Holder
+    old: str, old_facts: list[Fact], new: str, accounted: Holder
 ) -> tuple[list[Fact], dict[int, list[str]]]:
     """Values that every new line holding them ties to another item than the old lines that held them.
 
@@ -476,7 +266,12 @@ def _moved_values(
         return {n for n, score in scores.items() if best > 0 and score >= best - 1e-9}
 
     new_facts = [
-        [f for f in _line_facts(line, i) if f.kind in VALUE_KINDS] for i, line in enumerate(new_lines)
+        [f for f in line_facts(line, i) if f.kind in VALUE_KINDS] for i, line in enumerate(new_lines)
+    ]
+    old_lines = old.splitlines()
+    words_of = [
+        set(normalise(f"{head} {line}").split())
+        for head, line in zip(headings(old_lines), old_lines, strict=True)
     ]
     valued: dict[str, set[int]] = {}
     for fact in old_facts:
@@ -492,10 +287,10 @@ def _moved_values(
             continue
         holding = {f.line for f in old_facts if f.kind == fact.kind and f.key == fact.key}
         group = "number" if fact.kind == "quantity" else fact.kind
-        carriers: list[tuple[int, set[int], str]] = []
+        carriers: list[tuple[int, int, set[int], str]] = []
         for i, line in enumerate(new_lines):
             for found in new_facts[i]:
-                if _same_value(fact, found):
+                if same_value(fact, found):
                     end = line.find(found.text)
                     if (i, end, group) not in tied_at:  # a price can only have moved to a line with a price
                         among = valued.get(group, set())
@@ -504,8 +299,17 @@ def _moved_values(
                             or owners(context[i], among)  # "- Booking: $149" under "FINAL CHOICE: Illini ..."
                             or line_owners[i]  # "past 11 PM: Gangnam BBQ"
                         )
-                    carriers.append((i, tied_at[i, end, group], found.text))
+                    carriers.append((i, end, tied_at[i, end, group], found.text))
         own = {a for n in holding for a in anchors_by_line.get(n, set())}
+        own_words = {w for n in holding for w in words_of[n]}
+
+        def short_form(before: str, tied: set[int], own_words: set[str] = own_words) -> bool:
+            """Whether the entry right before the value names its own item by a shorter form of the
+            item's old line and heading ("Amazon Renewed $52.00" for "- Nintendo Switch Joy-Con ...
+            (Renewed): $52.00" under "Amazon search ..."), with a word none of the tied lines have."""
+            entry = set(normalise(_ENTRY_BREAK.split(before)[-1]).split()) - STOP_WORDS
+            others = {w for n in tied for w in words_of[n]}
+            return bool(entry) and entry <= own_words and bool(entry - others)
 
         def names_own(i: int, tied: set[int], own: set[str] = own) -> bool:
             """Whether new line ``i`` or its heading names an item that only the value's old lines named."""
@@ -516,10 +320,14 @@ def _moved_values(
 
         # moved: every line holding the value names other items, and no name only its old lines had
         if carriers and all(
-            tied and not tied & holding and not names_own(i, tied) for i, tied, _ in carriers
+            tied
+            and not tied & holding
+            and not names_own(i, tied)
+            and not short_form(new_lines[i][:end], tied)
+            for i, end, tied, _ in carriers
         ):
             moved.append(fact)
-            for i, _, text in carriers:
+            for i, _, _, text in carriers:
                 if text not in moved_at.setdefault(i, []):
                     moved_at[i].append(text)
     return moved, moved_at
