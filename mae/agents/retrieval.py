@@ -43,10 +43,14 @@ CANDIDATE_SHORTCUTS = 40
 """Most Shortcuts the Shortcuts retriever is shown."""
 CANDIDATE_SHORTCUTS_CHARS = 16_000
 RUN_TIPS = 12
-"""Most Tips one run gets (its Operator sees them at every step). With the character budgets below, a
-run's Tips and Shortcuts take at most about 570 characters more than the initial memory's (688), which
-keeps the Operator prompt within 10 % of its size with the initial memory."""
-RUN_TIPS_CHARS = 720
+"""Most Tips one run gets (its Operator sees them at every step)."""
+RUN_TIPS_CHARS = 4_000
+"""Most characters of Tips one run gets: a memory up to this size (and ``RUN_TIPS`` Tips) is given
+whole, a larger one as the best-chosen Tips within it. Real models write Tips of 200 to 400 characters
+(relay runs on the frontier tier): the earlier 720 gave a run of a twelve-Tip memory only two or three
+of them, cutting the very Tips its Shortcuts' preconditions named (the Cartwell price-check memory
+held 12 Tips in 3,073 characters). 4,000 characters are about 1,000 tokens, about 3 % of a real
+Operator request (about 9,000 characters of text and 30,000 input tokens with its screenshots)."""
 RUN_SHORTCUTS = 6
 """Most Shortcuts one run gets (its Manager and Operator see them at every step)."""
 RUN_SHORTCUTS_CHARS = 540
@@ -182,7 +186,7 @@ def retrieve(
     )
     if evolution.retrieve_tips_over and len(items) > evolution.retrieve_tips_over:
         _retrieve_tips(client, instruction, items, result, on_turn, prompts_dir)
-    elif len(items) > RUN_TIPS or len(tips) > RUN_TIPS_CHARS * 4:
+    elif len(items) > RUN_TIPS or len(tips) > RUN_TIPS_CHARS:
         # retrieval is off but the memory is large: the model-free ranking alone bounds the prompt
         chosen = _fallback_tips(items, instruction)
         result.tips, result.tips_selected = _tips_for_run(items, chosen), [i + 1 for i in chosen]

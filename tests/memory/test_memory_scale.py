@@ -202,3 +202,16 @@ def test_memory_reflector_proposals_are_trimmed_with_a_warning(
     stored = store.load().shortcuts["Wordy_Search"]
     assert len(stored.description) == limits.MAX_SHORTCUT_TEXT_CHARS and stored.description.endswith("…")
     assert "very long description" in caplog.text
+
+
+REAL_TIPS = Path(__file__).parent / "data" / "real_tips_cartwell_price_check_v3.txt"
+
+
+def test_a_real_models_twelve_tip_memory_reaches_the_run_whole() -> None:
+    """Relay run (Cartwell price check, evolution, task 4): a real model's 12 Tips (3,073 characters,
+    up to 400 each) were cut to 3 by the 720-character run budget, leaving out the Tip that a learnt
+    Shortcut's precondition needed. A memory that size is now given whole."""
+    tips = REAL_TIPS.read_text(encoding="utf-8")
+    assert len(split_tips(tips)) == 12
+    got = retrieve(None, "Compare the Kindle's price at two stores", tips, {}, EvolutionSettings())  # type: ignore[arg-type]
+    assert got.tips_selected is None and split_tips(got.tips) == split_tips(tips)
