@@ -301,6 +301,17 @@ def routes(plan: Plans) -> dict[str, list[Route]]:
                     FRONTIER,
                 ],
             ),
+            Route(  # a real model's route (relay run): booking.com typed in the address bar gives the
+                # engine's results, whose Booking link leads to the list; no query named the cities
+                "types booking.com and follows Booking's flight link",
+                [
+                    *flights[:2],
+                    "type booking.com",
+                    *flights[3:],
+                    "see web:bk-flights-chi-nyc:link:web:bk-flight-southwest",
+                    FRONTIER,
+                ],
+            ),
             Route(
                 "stops at Spirit",
                 [*flights, "see web:bk-flights-chi-nyc:link:web:bk-flight-southwest", SPIRIT],
