@@ -23,7 +23,10 @@ from mae.agents.operator import OperatorDecision, ShortcutGuard
 from mae.agents.strategy import Decision, Finish, Invalid, RunContext, invalid_text, require
 from mae.memory.working import ActionRecord, ErrorRecord, WorkingMemory
 
-LOADING_SUBGOAL = "The screen is still loading: Wait() for its content, then go on with: {subgoal}"
+LOADING_SUBGOAL = (
+    "The screen is still loading: Wait() for its content. Then look again at the subgoal being worked on "
+    "(it may be done already; do not repeat an action that ran): {subgoal}"
+)
 """The Operator's subgoal on a loading screen where the Manager was not asked."""
 
 

@@ -86,5 +86,5 @@ def test_manager_and_notetaker_wait_out_a_loading_screen_only_when_asked(
         # real-model runs said; its plan's subgoal follows (and the memory's subgoal is unchanged)
         waits = [s for s in operators if s.startswith("The screen is still loading: Wait() for its content")]
         assert len(waits) == 2 and all(
-            s.endswith("then go on with: Open Notes and wait for it") for s in waits
+            s.endswith("do not repeat an action that ran): Open Notes and wait for it") for s in waits
         ), operators
