@@ -7,7 +7,8 @@
 - Glyph-only OCR junk (``.`` for a magnifier, ``口`` for a bookmark) becomes an icon, or is dropped
   when the icon detector already found that icon; a stray glyph before a Latin label (``天 46 min``)
   is cut off. This runs on OCR's lines before fusion (``clean_texts``), so the tree can name the icon.
-  A lone ring letter (``O``) on a detected icon is that icon's lens (a magnifier), not text; a one- or
+  A lone ring letter (``O``) on a detected icon is that icon's glyph (a magnifier's lens, the home
+  button's ring), not text; a lone cross (``×``) is left for the close-button rule; a one- or
   two-character text lying inside a longer text's box is a fragment of it read twice (the stray ``3``
   beside ``$12.98``) and is dropped.
 - With the keyboard shown, its keys collapse into one line (``Perception.keyboard_collapsed``).
@@ -25,9 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mae.perception.elements import Box, Element
-from mae.perception.geometry import box_area, holds
+from mae.perception.geometry import box_area, holds, intersection
 from mae.perception.misreads import fix_text, is_symbol_row
 from mae.perception.screen_names import (
+    CROSSES,
     RING_LETTERS,
     collapse_duplicates,
     is_ring_glyph,
@@ -40,6 +42,8 @@ from mae.perception.screen_names import (
 STATUS_BAR_SHARE = 0.045
 """The status bar's height as a share of the screen height (24-48 dp on phones)."""
 STARS = "★☆✩✪✫✬✭✮✯⭐⯨⯪"
+RING_ON_ICON = 0.5
+"""A ring letter with at least this share of its box on a detected icon is that icon's glyph."""
 FRAGMENT_OVERLAP = 0.7
 """A short text this much inside a longer one is a fragment of it read twice (``drop_fragments``)."""
 KEY_ROW_MIN = 5
@@ -67,10 +71,14 @@ def _strip_stars(text: str) -> str:
 
 
 def _is_glyph(text: str) -> bool:
-    """Text no label would be: no letter or digit at all, or one non-Latin character alone."""
+    """Text no label would be: no letter or digit at all, or one non-Latin character alone. A cross
+    alone (``×``, ``✕``: how OCR reads a close button as often as ``X``) is not one: it is left as text
+    for the close-button rule (``name_close_crosses``)."""
     squashed = "".join(text.split())
     if not squashed:
         return True
+    if squashed in CROSSES:
+        return False
     if not any(ch.isalnum() for ch in squashed):
         return True
     return len(squashed) == 1 and not _LATIN.match(squashed)
@@ -123,12 +131,18 @@ def clean_texts(texts: Sequence[Element], icons: Sequence[Element]) -> tuple[lis
 
 
 def _ring_in_icon(text: Element, icons: Sequence[Element]) -> bool:
-    """A lone ring letter (``O``) read off a detected icon larger than it: the magnifier's lens."""
+    """A lone ring letter (``O``) read off a detected icon: a magnifier's lens, or a ring drawn as the
+    whole glyph (the navigation bar's home button). Its centre lies in the icon and most of its box on
+    it: OCR pads a line's box above and below the glyph, so a ring that fills its icon can read as a
+    box a little taller than the icon's (the home button, 36 x 55 px on a 44 x 44 px icon)."""
     letter = "".join(text.text.split())
+    area = max(1, box_area(text.box))
     return (
         len(letter) == 1
         and letter in RING_LETTERS
-        and any(holds(i.box, text.center) and box_area(i.box) > box_area(text.box) for i in icons)
+        and any(
+            holds(i.box, text.center) and intersection(i.box, text.box) >= RING_ON_ICON * area for i in icons
+        )
     )
 
 

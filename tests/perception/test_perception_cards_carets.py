@@ -19,7 +19,7 @@ from mae.perception.a11y import A11yNode, A11yTree
 from mae.perception.caret import find_caret, without_caret
 from mae.perception.elements import Element
 from mae.perception.fusion import fuse
-from mae.perception.icons import make_icon_detector
+from mae.perception.icons import drop_text_regions, make_icon_detector
 from mae.perception.ocr import make_ocr
 from mae.perception.tidy import clean_texts, drop_fragments, tidy
 
@@ -210,6 +210,39 @@ def test_a_ring_letter_on_a_detected_icon_is_its_lens_and_elsewhere_it_stays() -
     assert [e.text for e in kept] == ["ribeye steak"] and icons == [magnifier]
     kept, _ = clean_texts([text("O", (89, 299, 110, 332))], [icon((400, 293, 456, 349))])
     assert [e.text for e in kept] == ["O"]  # no icon under it: left as read
+
+
+NAV = [icon((194, 2250, 238, 2300)), icon((518, 2252, 562, 2296)), icon((844, 2254, 886, 2296))]
+
+
+def _listed(texts: list[Element], icons: list[Element]) -> list[str]:
+    """The labels the Perceptor's tidy-up gives OCR's ``texts`` and the detector's ``icons`` (no tree)."""
+    kept, found = clean_texts(texts, icons)
+    elements = [*kept, *drop_text_regions(found, kept)]
+    return [e.label for e in tidy(elements, 2340, keyboard_active=False, width=1080).elements]
+
+
+def test_the_home_buttons_ring_read_as_o_is_the_home_button() -> None:
+    """OCR's box of a ring that fills its icon is taller than the icon (the line's padding): read as
+    "O" (as the 7:41 PM clock's strip mates made it), it used to be listed as a text and to take the
+    icon with it as that letter's outline, leaving the navigation bar unnamed."""
+    ring = text("O", (517, 2246, 553, 2301))
+    assert _listed([ring], NAV) == ['icon "back"', 'icon "home"', 'icon "recent apps"']
+    # a ring letter centred on an icon but mostly off it is not that icon's glyph
+    kept, _ = clean_texts([text("O", (525, 2190, 555, 2320))], [NAV[1]])
+    assert [e.text for e in kept] == ["O"]
+
+
+@pytest.mark.parametrize("cross", ["X", "×", "✕"])
+def test_a_pop_ups_cross_read_as_any_cross_character_is_a_close_button(cross: str) -> None:
+    """OCR reads a close button's cross as "X" or "×" depending on the lines it is recognised with;
+    "×" used to be dropped as glyph junk inside the detected icon, leaving an unnamed icon."""
+    title = text("What's new in Amazon", (267, 912, 818, 970))
+    corner = icon((972, 168, 1008, 204))
+    listed = _listed([title, text(cross, (980, 176, 994, 198))], [corner, *NAV])
+    assert listed[:2] == ['text "What\'s new in Amazon"', 'icon "close"'], listed
+    # with no icon found at all it stays the text it was read as (as an "X" label does)
+    assert _listed([text(cross, (980, 176, 994, 198))], []) == [f'text "{cross}"']
 
 
 def _perceive(phone: VirtualPhone, ocr: object, with_tree: bool) -> list[str]:
