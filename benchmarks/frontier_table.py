@@ -68,13 +68,15 @@ def positions() -> dict[str, int]:
     return out
 
 
-def runs_of(folders: list[Path]) -> list[Run]:
+def runs_of(folders: list[Path], labels: dict[Path, str] | None = None) -> list[Run]:
+    """The runs of ``folders``; ``labels`` names the arm of a folder (default: from its ``eval.json``)."""
     places = positions()
     runs = []
     for folder in folders:
         settings = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
+        arm = (labels or {}).get(folder) or arm_of(settings)
         for record in read_results(folder):
-            runs.append(Run(arm_of(settings), places.get(record.task_id, record.order + 1), record))
+            runs.append(Run(arm, places.get(record.task_id, record.order + 1), record))
     return sorted(
         runs, key=lambda r: (r.record.scenario, r.position, ARMS.index(r.arm) if r.arm in ARMS else 9)
     )
@@ -147,13 +149,17 @@ def paired_change(runs: list[Run], arm: str, base: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folders", nargs="+", type=Path, help="eval folders (each with eval.json)")
+    parser.add_argument(
+        "folders", nargs="+", help="eval folders (each with eval.json), or ARM=FOLDER to name a folder's arm"
+    )
     parser.add_argument("--copy", type=Path, default=None, help="keep each folder's summary files here")
     args = parser.parse_args()
-    folders = [f for f in args.folders if (f / "results.jsonl").exists()]
-    for skipped in sorted(set(args.folders) - set(folders)):
+    labels = {Path(a.split("=", 1)[1]): a.split("=", 1)[0] for a in args.folders if "=" in a}
+    given = [Path(a.split("=", 1)[-1]) for a in args.folders]
+    folders = [f for f in given if (f / "results.jsonl").exists()]
+    for skipped in sorted(set(given) - set(folders)):
         print(f"<!-- {skipped}: no results.jsonl (no task finished) -->")
-    runs = runs_of(folders)
+    runs = runs_of(folders, labels)
     print("\n".join(task_rows(runs)))
     print()
     print("\n".join(summary_rows(runs)))

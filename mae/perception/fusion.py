@@ -217,6 +217,24 @@ def fuse(elements: Sequence[Element], tree: A11yTree) -> list[Element]:
             )
         )
         elements = [e for e in elements if not any(e is t for t in seen)]
+    for node in editable:
+        # a field's wrapped lines are one field, with the tree's text (a real model saw a typed note body
+        # listed as two fields, both "focused")
+        lines = [e for e in elements if e.kind == "text" and _smallest(editable, e, float("inf")) is node]
+        if len(lines) < 2 or not _one_column(lines):
+            continue
+        words = " ".join(node.text.split()) or " ".join(" ".join(t.text.split()) for t in lines)
+        fused.append(
+            lines[0].model_copy(
+                update={
+                    "text": words,
+                    "box": union_box([t.box for t in lines]),
+                    "role": "field",
+                    **_reach(node),
+                }
+            )
+        )
+        elements = [e for e in elements if not any(e is t for t in lines)]
     texts = [e for e in elements if e.kind == "text"]
     for node in ratings:
         if any(_norm(t.text) == _norm(node.label) for t in texts if _contains(node, t.center)):

@@ -321,3 +321,20 @@ def test_keys_over_a_note_body_the_keyboard_covers_are_not_fields(perceptor: Per
         "(focused: typing goes here)"
     ], fields
     assert all(len(e.text) > 1 for e in listed.elements if e.role == "field"), fields
+
+
+def test_a_typed_note_body_that_wraps_is_one_focused_field(perceptor: Perceptor) -> None:
+    """LA attractions task (round two, after the first perception fixes): the model's note body wrapped
+    over two lines and was listed as two fields, both "(focused: typing goes here)"."""
+    phone = VirtualPhone()
+    phone.open_app("Notes")
+    box = dict(phone.tap_targets())["new note"]
+    phone.tap((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
+    body = (
+        "Top 3 things to do in LA (Tripadvisor): 1. Griffith Observatory, 2. The Getty Center, "
+        "3. Universal Studios Hollywood"
+    )
+    phone.type_text(body)
+    fields = [e for e in _perceive(perceptor, phone).elements if e.role == "field" and e.text != "Title"]
+    assert [e.text for e in fields] == [body]
+    assert fields[0].focused
