@@ -39,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--suite",
-        help="'virtual' (the hard suite; or virtual:basic, virtual:all; graded by code), or a Mobile-Eval-E "
-        "task file or folder (judged)",
+        help="'virtual' (the hard suite; or virtual:basic, virtual:frontier (the self-evolution tier), "
+        "virtual:all; graded by code), or a Mobile-Eval-E task file or folder (judged)",
     )
     parser.add_argument(
         "--setting",
