@@ -77,6 +77,8 @@ NOT_JUDGED = "not judged"
 def loading_option(records: Sequence[TaskRecord]) -> str:
     """Whether the runs skipped the Manager and the Notetaker on screens still loading (the loop option
     ``skip_planning_while_loading``): "on", "off", "on in k of n runs", or "not recorded"."""
+    if records and all(r.agent != "e" for r in records):
+        return "not used (it applies to Mobile-Agent-E; the baselines' loops are the papers')"
     known = [r.skip_planning_while_loading for r in records if r.skip_planning_while_loading is not None]
     if not known:
         return "not recorded"

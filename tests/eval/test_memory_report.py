@@ -66,3 +66,14 @@ def test_individual_runs_say_the_memory_is_not_written_and_old_records_show_no_t
     assert "Long-term memory per task" not in text
     text = render_markdown(build_report([run], summarize([run])))
     assert "## Long-term memory per task (Tips and Shortcuts)" in text
+
+
+def test_a_baselines_report_does_not_claim_the_loading_option() -> None:
+    """v2 relay runs: the report said "skip planning while loading on" although v2 plans after every
+    operation, loading or not, and a real model asked what the option skipped."""
+    from mae.eval.report import loading_option
+
+    v2 = record("t1", agent="v2", skip_planning_while_loading=True)
+    assert loading_option([v2]).startswith("not used")
+    e = record("t1", skip_planning_while_loading=True)
+    assert loading_option([e]) == "on"
