@@ -2,7 +2,8 @@
 event trips from Chrome through Trips to Notes (4).
 
 For every task, correct routes other than its reference (the state typed with the city and Enter, the
-whole list read instead of sorting, a phone number fixed after the form rejects it, another wording
+month reached through the month list instead of ">" or the other way round, the whole list read
+instead of sorting, a phone number fixed after the form rejects it, another wording
 of the note) and plausible wrong ones (Enter on a bare city name lands in the more popular namesake,
 the sponsored first row, May dates from a date picker never paged, filters closed instead of applied,
 a nightly price swapped for the total), each with the rubric items (0-based) it must fail;
@@ -11,13 +12,16 @@ a nightly price swapped for the total), each with the rubric items (0-based) it 
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import dataclass
 
 from grader_routes import Plans, Route
 
 SORT_STEPS = ("tap more options", "tap Sort by")
 TODAY_DAY = 14
-"""The phone's date is May 14: earlier days of May cannot be picked."""
+TODAY_YEAR = 2024
+"""The phone's date is May 14, 2024: earlier days of May cannot be picked; the date picker opens on
+May 2024, whose title opens the month list."""
 
 
 @dataclass(frozen=True)
@@ -56,10 +60,42 @@ def _enter_city(steps: list[str], typed: str) -> list[str]:
     return [*steps[:index], f"type {typed}", "enter", *steps[index + 2 :]]
 
 
+def _calendar_step(step: str) -> tuple[str, int] | None:
+    """``("September", 20)`` for "tap September 20" (a day), ``("September", 2024)`` for "tap September
+    2024" (a choice in the month list); None for any other step."""
+    words = step.split()
+    if len(words) == 3 and words[0] == "tap" and words[1] in calendar.month_name[1:] and words[2].isdigit():
+        return words[1], int(words[2])
+    return None
+
+
+def _is_month_choice(step: str) -> bool:
+    found = _calendar_step(step)
+    return found is not None and found[1] > 31
+
+
+def _other_month_way(steps: list[str]) -> list[str]:
+    """The target month reached the other way: through the month list where the plan taps ">", or,
+    where the plan uses the list, the month before it from the list and then one ">" tap."""
+    if "tap next month" in steps:
+        start = steps.index("tap next month")
+        end = start + 1
+        while steps[end] == "tap next month":
+            end += 1
+        found = _calendar_step(steps[end])
+        assert found is not None, steps[end]
+        return [*steps[:start], f"tap May {TODAY_YEAR}", f"tap {found[0]} {TODAY_YEAR}", *steps[end:]]
+    choice = max(i for i, s in enumerate(steps) if _is_month_choice(s))  # after the title's tap
+    found = _calendar_step(steps[choice])
+    assert found is not None
+    earlier = calendar.month_name[list(calendar.month_name).index(found[0]) - 1]
+    return [*steps[:choice], f"tap {earlier} {found[1]}", "tap next month", *steps[choice + 1 :]]
+
+
 def _may_dates(steps: list[str]) -> list[str]:
     """The same days of the current month: the date picker never paged."""
-    out = [s for s in steps if s != "tap next month"]
-    days = [i for i, s in enumerate(out) if s.startswith("tap ") and s.split()[-1].isdigit() and " " in s[4:]]
+    out = [s for s in steps if s != "tap next month" and not _is_month_choice(s)]
+    days = [i for i, s in enumerate(out) if _calendar_step(s) is not None]
     for i in days[:2]:
         day = int(out[i].split()[-1])
         out[i] = f"tap May {day if day > TODAY_DAY else day + TODAY_DAY}"
@@ -90,6 +126,7 @@ def _hotel_routes(steps: list[str], stay: Stay) -> list[Route]:
                 "tap Complete booking",
             ],
         ),
+        Route('reaches the month the other way (the month list or ">")', _other_month_way(steps)),
         Route(
             "opens the sponsored row first, backs out",
             _swap(steps, hotel, [f"tap {stay.sponsored}", "back", hotel]),
@@ -262,6 +299,7 @@ def _trip_routes(steps: list[str], trip: Trip) -> list[Route]:
             ],
             {5},
         ),
+        Route('reaches the month the other way (the month list or ">")', _other_month_way(steps)),
         Route("gets a fact wrong in the note", _swap(steps, note, [f"type {trip.wrong_fact_note}"]), {5}),
         Route("finds the hotel but stops before writing the note", steps[:notes_at], {5}),
     ]

@@ -19,7 +19,17 @@ from grader_routes_frontier_travel import routes
 
 FILES = {"3_hotel_bookings.json": "HOTEL_BOOKING", "4_event_trips.json": "EVENT_TRIP_PLANNING"}
 TASKS = [t for t in load_task_suite(suite="frontier") if t.scenario in FILES.values()]
-QUIRKS = ("suggestion", "next month", "show results", "sort by", "overflow", "⋮", "(217) 555", "mm/dd")
+QUIRKS = (
+    "suggestion",
+    "next month",
+    "choose a month",
+    "show results",
+    "sort by",
+    "overflow",
+    "⋮",
+    "(217) 555",
+    "mm/dd",
+)
 """Words that would give an app's habit away: the instructions must leave them to be discovered."""
 
 

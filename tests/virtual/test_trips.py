@@ -1,6 +1,7 @@
 """Trips, the hotel booking app of the frontier tier, driven through the phone's public API: the habits
-its tasks are built on (city suggestions, a date picker on the current month, filters applied by
-"Show results", the sort behind the overflow menu, sponsored rows, a form that checks formats)."""
+its tasks are built on (city suggestions, a date picker on the current month with a month list behind
+its title, filters applied by "Show results", the sort behind the overflow menu, sponsored rows, a form
+that checks formats)."""
 
 from __future__ import annotations
 
@@ -107,6 +108,49 @@ def test_the_date_picker_opens_on_the_current_month_every_time(phone: VirtualPho
     assert "June 2024" in texts(phone)
     tap(phone, "previous month")
     assert "May 2024" in texts(phone)
+
+
+def test_the_month_title_opens_a_list_of_the_next_twelve_months(phone: VirtualPhone) -> None:
+    phone.open_app("Trips")
+    tap(phone, "Dates")
+    tap(phone, "May 2024")
+    assert phone.screen_name == "Trips/months" and "Choose a month" in texts(phone)
+    months = [name for name in labels(phone) if name.endswith(("2024", "2025"))]
+    assert months[0] == "May 2024" and months[-1] == "April 2025" and len(months) == 12
+    tap(phone, "back arrow")
+    assert phone.screen_name == "Trips/calendar" and "May 2024" in texts(phone)  # leaving picks nothing
+    tap(phone, "May 2024")
+    tap(phone, "October 2024")
+    assert phone.screen_name == "Trips/calendar" and "October 2024" in texts(phone)
+    assert "October 4" in labels(phone) and "May 14" not in labels(phone)
+    tap(phone, "previous month")  # ">" and "<" still turn one month from the chosen one
+    assert "September 2024" in texts(phone)
+    tap(phone, "September 2024")  # the title names the month shown
+    assert phone.screen_name == "Trips/months"
+    tap(phone, "January 2025")
+    assert "January 2025" in texts(phone) and "January 10" in labels(phone)
+
+
+def test_a_month_half_a_year_ahead_takes_no_action_more_than_three_times(phone: VirtualPhone) -> None:
+    """The paper's loop ends a run on a fourth identical action in a row: six ">" taps would end it."""
+    phone.open_app("Trips")
+    tap(phone, "Where to?")
+    phone.type_text("Arlington")
+    tap(phone, "Arlington, Virginia, United States")
+    tap(phone, "Dates")
+    tap(phone, "May 2024")
+    tap(phone, "October 2024")
+    tap(phone, "October 30")
+    tap(phone, "October 2024")  # the list keeps the check-in chosen so far
+    tap(phone, "November 2024")
+    assert "Wed, Oct 30 to Check-out" in texts(phone)
+    tap(phone, "November 2")
+    tap(phone, "Done")
+    tap(phone, "Search")
+    assert events(phone, "search") == ["arlington-va|2024-10-30|2024-11-02"]
+    phone.back()
+    tap(phone, "Dates")
+    assert "May 2024" in texts(phone) and "November 2" not in labels(phone)  # still opens on May
 
 
 def test_filters_apply_only_when_show_results_is_tapped(phone: VirtualPhone) -> None:

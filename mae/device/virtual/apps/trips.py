@@ -2,7 +2,8 @@
 
 - The destination is a place chosen from the suggestions under the search box; Enter commits the top
   suggestion, the most popular place of that name (Springfield, Missouri for "Springfield").
-- The date picker always opens on the current month; later months are one ">" tap each.
+- The date picker (``tripsdates``) always opens on the current month; later months are one ">" tap
+  each, or one choice in the list the month title opens.
 - The filter sheet's choices apply only when "Show results" is tapped (closing it discards them).
 - The sort order is behind the results' overflow menu (⋮ → "Sort by").
 - A sponsored hotel heads the results whatever the filters and the sort.
@@ -11,20 +12,13 @@
 
 from __future__ import annotations
 
-import calendar
-from datetime import date
-from functools import partial
-
 from mae.device.virtual import icons, theme
 from mae.device.virtual.apps import tripsform, widgets
-from mae.device.virtual.apps.base import App, Screen, TextField
+from mae.device.virtual.apps.base import Screen, TextField
+from mae.device.virtual.apps.tripsdates import HEADER, HEADER_TEXT, DatePicker, fmt_day, nights, title_bar
 from mae.device.virtual.canvas import Canvas, ScrollView
 from mae.device.virtual.content import City, Hotel, fmt_count
 
-TODAY = date(2024, 5, 14)
-"""The virtual phone's date (``phone.START_TIME``): the month the date picker opens on."""
-HEADER = "#003B95"
-HEADER_TEXT = "#FFFFFF"
 ROW_H = 400.0
 MAX_SUGGESTIONS = 6
 FILTERS: dict[str, str] = {
@@ -43,14 +37,6 @@ SORTS: dict[str, str] = {
     "distance": "Distance from downtown",
 }
 MENU = ("Sort by", "Clear filters", "New search")
-
-
-def nights(check_in: date, check_out: date) -> int:
-    return (check_out - check_in).days
-
-
-def fmt_day(day: date) -> str:
-    return f"{day:%a}, {day:%b} {day.day}"
 
 
 def rating_word(rating: float) -> str:
@@ -82,7 +68,7 @@ def sort_key(hotel: Hotel, order: str) -> tuple[float, ...]:
     return (hotel.rank,)
 
 
-class TripsApp(App):
+class TripsApp(DatePicker):
     kind = "trips"
 
     @property
@@ -122,16 +108,6 @@ class TripsApp(App):
         rest = [h for h in shown if h.realism != "sponsored" and all(passes(h, f) for f in filters)]
         return ads + sorted(rest, key=lambda h: sort_key(h, order))
 
-    @property
-    def trip(self) -> dict[str, object]:
-        return self.stack[0].data
-
-    def dates(self) -> tuple[date, date] | None:
-        check_in, check_out = self.trip["check_in"], self.trip["check_out"]
-        if isinstance(check_in, date) and isinstance(check_out, date):
-            return check_in, check_out
-        return None
-
     # ---------------------------------------------------------------- behaviour
     def open_destination(self) -> None:
         city = str(self.trip["city"])
@@ -154,35 +130,6 @@ class TripsApp(App):
         self.trip["error"] = ""
         self.stack = self.stack[:1]
         self.host.blur()
-
-    def open_calendar(self) -> None:
-        picked = self.dates()
-        data: dict[str, object] = {"month": (TODAY.year, TODAY.month)}
-        data["check_in"], data["check_out"] = picked if picked else (None, None)
-        self.push(Screen("calendar", data=data))
-
-    def turn_month(self, step: int) -> None:
-        year, month = self.screen.data["month"]
-        month += step
-        year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
-        if (year, month) >= (TODAY.year, TODAY.month):
-            self.screen.data["month"] = (year, month)
-
-    def pick_day(self, day: date) -> None:
-        data = self.screen.data
-        check_in, check_out = data["check_in"], data["check_out"]
-        if isinstance(check_in, date) and check_out is None and day > check_in:
-            data["check_out"] = day
-        else:
-            data["check_in"], data["check_out"] = day, None
-
-    def confirm_dates(self) -> None:
-        data = self.screen.data
-        if data["check_in"] is None or data["check_out"] is None:
-            return
-        self.trip["check_in"], self.trip["check_out"] = data["check_in"], data["check_out"]
-        self.trip["error"] = ""
-        self.back()
 
     def search(self) -> None:
         picked = self.dates()
@@ -243,16 +190,7 @@ class TripsApp(App):
 
     # ---------------------------------------------------------------- pieces
     def _bar(self, c: Canvas, top: float, title: str, back: bool = True) -> float:
-        bottom = top + theme.APPBAR_H
-        c.rect((0, top, c.dw, bottom), HEADER)
-        mid = top + theme.APPBAR_H / 2
-        x = 48.0
-        if back:
-            icons.icon(c, "back", 84, mid, 60, HEADER_TEXT, "back")
-            c.tap((24, mid - 70, 144, mid + 70), self.back, "back arrow")
-            x = 168
-        c.text(x, mid, title, size=theme.TITLE, bold=True, color=HEADER_TEXT, anchor="lm")
-        return bottom
+        return title_bar(c, top, title, self.back if back else None)
 
     def _box(self, c: Canvas, y: float, glyph: str, text: str, action: widgets.Action, label: str) -> None:
         box = (48, y, c.dw - 48, y + 150)
@@ -346,62 +284,6 @@ class TripsApp(App):
                     widgets.divider(c, y + 168, left=180)
                 y += 170
             view.end(y)
-
-    def screen_calendar(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
-        bar = self._bar(c, top, "Select dates")
-        data = screen.data
-        check_in, check_out = data["check_in"], data["check_out"]
-        left = fmt_day(check_in) if isinstance(check_in, date) else "Check-in"
-        right = fmt_day(check_out) if isinstance(check_out, date) else "Check-out"
-        c.text(c.dw / 2, bar + 70, f"{left} to {right}", size=theme.LARGE, bold=True, anchor="mm")
-        year, month = data["month"]
-        y = bar + 170
-        c.text(
-            c.dw / 2, y + 60, f"{calendar.month_name[month]} {year}", size=theme.TITLE, bold=True, anchor="mm"
-        )
-        if (year, month) > (TODAY.year, TODAY.month):
-            c.text(100, y + 60, "<", size=theme.TITLE, bold=True, color=theme.ACCENT, anchor="mm")
-            c.tap((24, y, 180, y + 120), lambda: self.turn_month(-1), "previous month")
-        c.text(c.dw - 100, y + 60, ">", size=theme.TITLE, bold=True, color=theme.ACCENT, anchor="mm")
-        c.tap((c.dw - 180, y, c.dw - 24, y + 120), lambda: self.turn_month(1), "next month")
-        cell = c.dw / 7
-        y += 150
-        for col, name in enumerate(("S", "M", "T", "W", "T", "F", "S")):
-            c.text(cell * col + cell / 2, y + 30, name, size=theme.SMALL, color=theme.TEXT_2, anchor="mm")
-        y += 80
-        weeks = calendar.Calendar(firstweekday=6).monthdatescalendar(year, month)
-        for week in weeks:
-            for col, day in enumerate(week):
-                if day.month != month:
-                    continue
-                cx, cy = cell * col + cell / 2, y + 60
-                chosen = day in (check_in, check_out)
-                inside = (
-                    isinstance(check_in, date) and isinstance(check_out, date) and check_in < day < check_out
-                )
-                if chosen:
-                    c.ellipse((cx - 55, cy - 55, cx + 55, cy + 55), theme.ACCENT)
-                elif inside:
-                    c.rect((cell * col, cy - 55, cell * (col + 1), cy + 55), theme.ACCENT_BG)
-                past = day < TODAY
-                ink = theme.WHITE if chosen else (theme.DIVIDER if past else theme.TEXT)
-                c.text(cx, cy, str(day.day), size=theme.BODY, color=ink, anchor="mm")
-                if not past:
-                    label = f"{calendar.month_name[month]} {day.day}"
-                    c.tap(
-                        (cx - cell / 2, cy - 60, cx + cell / 2, cy + 60),
-                        partial(self.pick_day, day),
-                        label,
-                    )
-            y += 130
-        if isinstance(check_in, date) and isinstance(check_out, date):
-            stay = nights(check_in, check_out)
-            noun = "night" if stay == 1 else "nights"
-            c.text(c.dw / 2, bottom - 240, f"{stay} {noun}", size=theme.BODY, color=theme.TEXT_2, anchor="mm")
-            widgets.button(c, (48, bottom - 190, c.dw - 48, bottom - 50), "Done", self.confirm_dates)
-        else:
-            hint = "Select your check-out date" if isinstance(check_in, date) else "Select your check-in date"
-            c.text(c.dw / 2, bottom - 120, hint, size=theme.BODY, color=theme.TEXT_2, anchor="mm")
 
     def screen_results(self, c: Canvas, screen: Screen, top: float, bottom: float) -> None:
         city = self.city(screen.item)
