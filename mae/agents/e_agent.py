@@ -157,6 +157,7 @@ class MobileAgentE:
             tips=self.tips,
             shortcuts=self.shortcuts,
             history=run.settings.operator_history,
+            max_repeats=run.settings.max_repeated_actions,
             guard=self.guard,
             on_turn=on_turn,
             prompts_dir=run.prompts_dir,

@@ -234,8 +234,10 @@ def build_prompt(
     shortcuts: Mapping[str, Shortcut],
     history: int,
     prompts_dir: Path | None = None,
+    max_repeats: int = 3,
 ) -> str:
-    """The rendered Operator prompt (coordinates in the space its model answers in)."""
+    """The rendered Operator prompt (coordinates in the space its model answers in); ``max_repeats`` is
+    the loop's repeated-action exit (the paper's 3), told to the model so that it never walks into it."""
     mapper = screen.mapper(client, ROLE)
     return render_prompt(
         "operator",
@@ -255,6 +257,7 @@ def build_prompt(
             "frame": screen.frame(client, ROLE),
             "perception": screen.describe(client, ROLE),
             "keyboard": keyboard_text(screen.perception),
+            "max_repeats": max_repeats,
         },
         prompts_dir,
     )
@@ -299,6 +302,7 @@ def act(
     tips: str,
     shortcuts: Mapping[str, Shortcut],
     history: int = 5,
+    max_repeats: int = 3,
     guard: ShortcutGuard | None = None,
     on_turn: TurnListener | None = None,
     prompts_dir: Path | None = None,
@@ -309,5 +313,5 @@ def act(
     def parse(text: str) -> OperatorDecision:
         return parse_reply(text, shortcuts=shortcuts, screen=screen, mapper=mapper, guard=guard, frame=frame)
 
-    prompt = build_prompt(client, memory, screen, tips, shortcuts, history, prompts_dir)
+    prompt = build_prompt(client, memory, screen, tips, shortcuts, history, prompts_dir, max_repeats)
     return ask(client, ROLE, prompt, [screen.encoded(client, ROLE)], parse, agent=ROLE, on_turn=on_turn)

@@ -35,3 +35,16 @@ def test_both_reflectors_say_how_to_judge_a_loading_result_or_a_pop_up_that_appe
         in e_text
     )
     assert "also when the result is still loading, or a pop-up that appeared on its own covers it" in v2_text
+
+
+def test_the_operator_is_told_the_repeated_action_exit_it_would_otherwise_walk_into() -> None:
+    """Trips, relay runs in all three arms: a real model paged a date picker with ">" one month at a
+    time, each tap working, and the loop ended the task on the fourth identical tap (the paper's exit),
+    which no prompt had mentioned."""
+    from mae.agents.prompting import render_prompt
+
+    names = "instruction plan subgoal progress notes history errors tips atomic_actions shortcuts frame"
+    values: dict[str, object] = {name: f"<{name}>" for name in names.split()}
+    values |= {"perception": "<elements>", "keyboard": "", "tap_x": 1, "tap_y": 2, "max_repeats": 3}
+    text = " ".join(render_prompt("operator", values).split())
+    assert "would run more than 3 times in a row, even if each one worked" in text
