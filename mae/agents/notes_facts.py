@@ -10,7 +10,9 @@ notes' facts the new notes no longer hold:
   longer needs) hold it in any spelling that means the same: ``$144`` keeps ``$144.00``, ``11:00 PM``
   keeps ``11 PM``, ``217-555-0187`` keeps ``(217) 555-0187``, ``Gangnam bbq house`` keeps
   ``Gangnam BBQ House``. ``### Dropped ###`` may name a fact briefly: by its value (anywhere, also
-  inside a quote such as ``"4.6 stars (220)"``), by its item, or by its kind ("review counts");
+  inside a quote such as ``"4.6 stars (220)"``), by its item, or by its kind ("review counts",
+  "star ratings, distances, review scores/counts", "per-night prices" for prices per night only),
+  an item excepted from a kind ("... of all hotels except Capitol Suites") keeping its values;
 - a value is *moved* when every new line that holds it names another item of the old notes and none of
   the items that only its own old lines named (two prices swapped between two shops). A line stands
   under its heading: in ``FINAL CHOICE: Illini Union Hotel`` / ``- Maps: 4.5 stars (733 reviews)`` the
@@ -156,14 +158,31 @@ def _rating_kept(fact: Fact, old_facts: list[Fact], new_lines: list[str]) -> boo
     return False
 
 
-_KIND_WORDS: dict[str, tuple[str, ...]] = {
-    "hours": ("open until", "opens", "closes", "closing", "opening", "hours"),
-    "distance": ("distance", "distances", "miles", "mi", "km"),
-    "reviews": ("review count", "review counts", "number of reviews"),
-    "rating": ("rating", "ratings"),
-    "price": ("price", "prices", "cost", "costs"),
+_HOURS_WORDS = ("open until", "opens", "closes", "closing", "opening", "hours")
+"""Words that, in an old line before a time, make it opening hours."""
+
+_KIND_NAMES: dict[str, re.Pattern[str]] = {
+    "hours": re.compile(r" (?:open until|opens|closes|closing|opening|hours) "),
+    "distance": re.compile(r" (?:distances?|miles|mi|km) "),
+    "reviews": re.compile(
+        r" (?:(?:reviews?|ratings?|scores?) (?:and )?counts?|numbers? of (?:reviews|ratings)|reviews) "
+    ),
+    "rating": re.compile(r" (?:stars?|ratings?(?! counts?)|star class(?:es)?|classes) "),
+    "score": re.compile(r" (?:scores?|(?<! star )ratings?(?! counts?)) "),
+    "price": re.compile(r" (?:prices?|costs?) "),
 }
-"""Words that name a kind of value, in an old line before the value and in ``### Dropped ###``."""
+"""How ``### Dropped ###`` names each kind of value, read in its normalised text with a shared word
+spread over a slash ("review scores/counts": review scores and review counts). "Star ratings" are
+star classes and "ratings" alone also guest scores, but neither names review counts."""
+
+_PER_UNIT = re.compile(r" (?:per (\w+)|(night|month|week|day|hour)ly) (?:prices?|costs?|rates?) ")
+"""A price kind bound to a unit ("per-night prices", "nightly rates"): it names only prices per that unit."""
+
+_SCORE_WORDS = (
+    r"(?:exceptional|wonderful|superb|fabulous|excellent|very good|good|pleasant|okay|fair|poor|great)\b"
+)
+_SHARED_WORD = re.compile(r"\b(review|reviews|guest|user|customer|star|rating)\s+(\w+)\s*/\s*(\w+)", re.I)
+_EXCEPT = re.compile(r"\b(?:except(?: for)?|but not|other than|apart from|besides|excluding)\b", re.I)
 
 
 def _kind_of(fact: Fact, line: str) -> str:
@@ -175,35 +194,75 @@ def _kind_of(fact: Fact, line: str) -> str:
         return {"mi": "distance", "km": "distance", "reviews": "reviews", "stars": "rating"}.get(unit, "")
     if fact.kind == "number":  # "4.7 stars (40,210)": the count of reviews behind a rating
         count = rf"(?:stars?|★|/\s*5)\s*\(\s*{re.escape(fact.text)}\s*(?:reviews|ratings)?\s*\)"
-        return "reviews" if re.search(count, line, re.IGNORECASE) else ""
+        if re.search(count, line, re.IGNORECASE):
+            return "reviews"
+        # "8.6 Excellent", "9.0/10", "score 8.6": a guest score
+        value = re.escape(fact.text)
+        after = rf"(?<![\d.,]){value}(?:\s*/\s*10\b|\s+{_SCORE_WORDS})"
+        before = rf"\b(?:score|scored|rated|rating)\s*:?\s*{value}(?![\d.,])"
+        if re.search(after, line, re.IGNORECASE) or re.search(before, line, re.IGNORECASE):
+            return "score"
+        return ""
     if fact.kind == "time":
         at = line.find(fact.text)
         clause = re.split(r"[,;:()\[\]]", line[: max(at, 0)])[-1]
         label = normalise(clause)
-        return "hours" if any(f" {w} " in label for w in _KIND_WORDS["hours"]) else ""
+        return "hours" if any(f" {w} " in label for w in _HOURS_WORDS) else ""
     return ""
+
+
+def _kinds_named(said: str) -> set[str]:
+    """The kinds of value a line of ``### Dropped ###`` names ("Star ratings, distances, review
+    scores/counts": rating, distance, score, reviews)."""
+    plain = normalise(_SHARED_WORD.sub(r"\1 \2 and \1 \3", said))
+    return {kind for kind, pattern in _KIND_NAMES.items() if pattern.search(plain)}
 
 
 def _dropped_by_kind(fact: Fact, line: str, dropped: str) -> bool:
     """Whether a line of ``### Dropped ###`` names the kind of value ``fact`` is rather than each value
-    ("open until" times, distances), as a real consolidation did. Only values of that kind are accounted
-    for (a price is not dropped by "open until times", nor a pickup time by "hours"), and a line that
-    names items drops only their values ("Bangkok Orchid address/hours" keeps the chosen place's hours).
-    The kind is read before the line's reason: "Ratings ...: not needed for the price comparison" drops
-    ratings, not prices."""
+    ("open until" times, distances, "review scores/counts"), as real consolidations did. Only values of
+    that kind are accounted for (a price is not dropped by "open until times", nor a pickup time by
+    "hours"), and a line that names items drops only their values ("Bangkok Orchid address/hours" keeps
+    the chosen place's hours), while an item it excepts keeps its own ("distances of all hotels except
+    Capitol Suites"). The kind is read before the line's reason: "Ratings ...: not needed for the price
+    comparison" drops ratings, not prices."""
     kind = _kind_of(fact, line)
     if not kind:
         return False
     old_line = normalise(line)
+    old_items = {f.key for f in line_facts(line, 0) if f.kind == "name"}
     for said in dropped.splitlines():
         said = re.split(r":\s", said, maxsplit=1)[0]
-        plain = normalise(said)
-        if not any(f" {word} " in plain for word in _KIND_WORDS[kind]):
+        said, *excepted = _EXCEPT.split(said, maxsplit=1)  # "... of all hotels except Capitol Suites"
+        if kind not in _kinds_named(said) or (kind == "price" and not _per_unit_named(fact, line, said)):
+            continue
+        if _excepted(fact, old_items, " ".join(excepted)):
             continue
         items = [f.key for f in line_facts(said, 0) if f.kind == "name" and is_fact(f)]
         if not items or any(f" {item} " in old_line for item in items):
             return True
     return False
+
+
+def _per_unit_named(price: Fact, line: str, said: str) -> bool:
+    """Whether ``said`` names ``price`` by its kind: any price for "prices", but for "per-night prices"
+    only a price per night on its old ``line`` ("$79 per night", "$79/night"), not "$158 total"."""
+    bound = _PER_UNIT.search(normalise(said))
+    if not bound:
+        return True
+    unit = bound.group(1) or bound.group(2)
+    per = rf"{re.escape(price.text)}\s*(?:per|/|an?)\s*{re.escape(unit)}\b"
+    return re.search(per, line, re.IGNORECASE) is not None
+
+
+def _excepted(fact: Fact, old_items: set[str], excepted: str) -> bool:
+    """Whether the clause after "except" keeps ``fact``: it names an item of the fact's old line and
+    either no value ("except Capitol Suites") or this one ("except Capitol Suites' 3-star")."""
+    said = line_facts(excepted, 0)
+    if not any(f.kind == "name" and f.key in old_items for f in said):
+        return False
+    values = [f for f in said if f.kind in VALUE_KINDS]
+    return not values or any(same_value(fact, value) for value in values)
 
 
 def _lines_of_dropped_items(old_facts: list[Fact], accounted: Holder) -> set[int]:
