@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from real_model_table import copy_summary  # the same summary files, kept the same way
 
 from mae.eval.records import TaskRecord, read_results
 from mae.eval.virtual_suite import load_task_suite
 
-SUMMARY_FILES = ("eval.json", "results.jsonl", "report.md")
 ARMS = ("E individual", "E+Evo", "v2")
 
 
@@ -168,12 +169,7 @@ def main() -> None:
     print(paired_change(runs, "E individual", "v2"))
     if args.copy is not None:
         for folder in folders:
-            name = folder.parent.name if folder.name == "eval" else folder.name
-            target = args.copy / name
-            target.mkdir(parents=True, exist_ok=True)
-            for file in SUMMARY_FILES:
-                if (folder / file).exists():
-                    shutil.copyfile(folder / file, target / file)
+            copy_summary(folder, args.copy)
 
 
 if __name__ == "__main__":

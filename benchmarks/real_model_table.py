@@ -45,6 +45,18 @@ def sequential_calls(steps_file: Path) -> tuple[int, int]:
     return waves, sum(1 for row in rows if row.get("kind") == "action")
 
 
+def copy_summary(folder: Path, into: Path) -> Path:
+    """Keep an eval folder's summary files (no screenshots or prompts) under ``into/<run name>`` (the
+    run's folder name when the eval folder is called ``eval``); returns that folder."""
+    name = folder.parent.name if folder.name == "eval" else folder.name
+    target = into / name
+    target.mkdir(parents=True, exist_ok=True)
+    for file in SUMMARY_FILES:
+        if (folder / file).exists():
+            shutil.copyfile(folder / file, target / file)
+    return target
+
+
 def rows_of(folder: Path) -> list[str]:
     """One markdown row per task run recorded in the eval ``folder``."""
     settings: dict[str, Any] = json.loads((folder / "eval.json").read_text(encoding="utf-8"))
@@ -86,12 +98,7 @@ def main() -> None:
         for row in rows_of(folder):
             print(row)
         if args.copy is not None:
-            name = folder.parent.name if folder.name == "eval" else folder.name
-            target = args.copy / name
-            target.mkdir(parents=True, exist_ok=True)
-            for file in SUMMARY_FILES:
-                if (folder / file).exists():
-                    shutil.copyfile(folder / file, target / file)
+            copy_summary(folder, args.copy)
 
 
 if __name__ == "__main__":

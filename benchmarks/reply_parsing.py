@@ -50,15 +50,15 @@ def parsers() -> dict[str, Callable[[str], Any]]:
             from mae.action_text import parse_action_text  # type: ignore[no-redef]
         except ImportError:  # from before the action reader had its own module
             from mae.actions import parse_action_text  # type: ignore[attr-defined,no-redef]
-    from mae.agents import experience, manager, notetaker, precondition, reflector, retrieval
+    from mae.agents import experience_replies, manager, notetaker, precondition, reflector, retrieval
     from mae.agents.parsing import extract_sections, strip_fence
 
     return {
         "manager": manager.parse_reply,
         "reflector": reflector.parse_reply,
         "notetaker": notetaker.parse_reply,
-        "tips": experience.parse_tips_reply,
-        "shortcuts": experience.parse_shortcuts_reply,
+        "tips": experience_replies.parse_tips_reply,
+        "shortcuts": experience_replies.parse_shortcuts_reply,
         "tips_retriever": lambda t: retrieval.parse_tip_selection(t, 10),
         "shortcuts_retriever": lambda t: retrieval.parse_shortcut_selection(t, ["Tap_Type_and_Enter"]),
         "precondition": precondition.parse_verdict,

@@ -286,11 +286,12 @@ def test_memory_two_runs_sharing_a_folder_both_keep_their_tips(
 
 
 def test_memory_oversized_model_output_is_trimmed_not_stored_whole() -> None:
-    from mae.agents import experience, notetaker
+    from mae.agents import experience_replies, notetaker
+    from mae.memory.limits import MAX_TIP_CHARS
 
     huge_tips = tips_reply(*[f"Tip {i}: " + "word " * 200 for i in range(200)])
-    tips = split_tips(experience.parse_tips_reply(huge_tips).tips)
-    assert len(tips) == experience.MAX_TIPS and all(len(t) <= experience.MAX_TIP_CHARS for t in tips)
+    tips = split_tips(experience_replies.parse_tips_reply(huge_tips).tips)
+    assert len(tips) == experience_replies.MAX_TIPS and all(len(t) <= MAX_TIP_CHARS for t in tips)
     notes = notetaker.parse_reply("### Important Notes ###\n" + "price 5 EUR; " * 100_000).notes
     assert len(notes) < notetaker.MAX_NOTES_CHARS + 100
 

@@ -27,10 +27,11 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from mae.actions.registry import INITIAL_SHORTCUTS
-from mae.agents import experience, manager, notetaker, operator, precondition, reflector, retrieval
+from mae.agents import experience_replies, manager, notetaker, operator, precondition, reflector, retrieval
 from mae.agents.base import Screen
 from mae.agents.parsing import ReplyProblem, extract_sections, strip_fence
 from mae.llm.coordinates import CoordinateMapper
+from mae.memory.tips import split_tips
 from mae.perception.elements import Perception
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -61,7 +62,7 @@ PARSERS: dict[str, Callable[[str], dict[str, Any]]] = {
     "operator": lambda t: _operator(t),
     "reflector": lambda t: _reflector(t),
     "notetaker": lambda t: notetaker.parse_reply(t).model_dump(),
-    "tips": lambda t: {"count": len(experience.split_tips(experience.parse_tips_reply(t).tips))},
+    "tips": lambda t: {"count": len(split_tips(experience_replies.parse_tips_reply(t).tips))},
     "shortcuts": lambda t: _shortcuts(t),
     "tips_retriever": lambda t: retrieval.parse_tip_selection(t, 10).model_dump(),
     "shortcuts_retriever": lambda t: retrieval.parse_shortcut_selection(t, KNOWN_SHORTCUTS).model_dump(),
@@ -88,7 +89,7 @@ def _reflector(text: str) -> dict[str, Any]:
 
 
 def _shortcuts(text: str) -> dict[str, Any]:
-    reply = experience.parse_shortcuts_reply(text)
+    reply = experience_replies.parse_shortcuts_reply(text)
     return {"new": [v.get("name") for v in reply.new], "revised": [v.get("name") for v in reply.revised]}
 
 
