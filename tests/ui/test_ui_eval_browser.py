@@ -10,6 +10,7 @@ list. Screenshots go to ``artifacts/ui/``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -76,6 +77,10 @@ def test_ui_evaluate_tab_runs_an_eval_and_the_judge_marks_change_the_metrics(
         page.locator("#mae-eval-model").locator("input, textarea").fill(MODEL)
         page.locator("#mae-eval-start").click()
         expect(page.locator("#mae-eval-progress")).to_contain_text("Finished", timeout=120_000)
+        # the task's line says how it ended (and, when it called any, which Shortcuts: the scripted agent
+        # calls none, so the line ends at the score; tests/eval/test_memory_report.py has the rest)
+        line = page.locator("#mae-eval-progress li", has_text=f"{shortest.task_id}#r0: finished")
+        expect(line).to_have_text(re.compile(rf"^{shortest.task_id}#r0: finished, \d+ steps, SS 100%$"))
         expect(page.locator("#mae-eval-summary")).to_contain_text("SS 100.0")
         expect(page.locator("#mae-eval-summary")).to_contain_text("AA (code proxy)")  # not the paper's AA
         table = page.locator("#mae-eval-results")  # per run: the report's per-task columns
