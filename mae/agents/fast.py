@@ -120,10 +120,15 @@ PERMISSION_GRANTS = ("only this time", "while using the app", "allow only while 
 """Answers of Android's permission prompt that grant what it asks for (for now or while in use)."""
 
 
+def grant_labels(perception: Perception) -> list[str]:
+    """The answers on screen that grant a permission prompt's request, as written there, once each."""
+    shown = (" ".join((e.text or "").split()) for e in perception.elements)
+    return list(dict.fromkeys(text for text in shown if text.lower() in PERMISSION_GRANTS))
+
+
 def permission_prompt(perception: Perception) -> bool:
     """Whether the screen shows a permission prompt: a button that grants the permission is on it."""
-    labels = {" ".join((e.text or "").split()).strip().lower() for e in perception.elements}
-    return any(grant in labels for grant in PERMISSION_GRANTS)
+    return bool(grant_labels(perception))
 
 
 def popup_subgoal(memory: WorkingMemory, button: Element, perception: Perception) -> str:
@@ -131,13 +136,9 @@ def popup_subgoal(memory: WorkingMemory, button: Element, perception: Perception
     as the task needs: a real model was once told to refuse the location a "nearest bakery" task needed),
     then go on with the current one."""
     then = f" Then go on with: {memory.subgoal}" if memory.subgoal else ""
-    if permission_prompt(perception):
-        grants = [
-            " ".join((e.text or "").split())
-            for e in perception.elements
-            if " ".join((e.text or "").split()).lower() in PERMISSION_GRANTS
-        ]
-        allow = " or ".join(f"“{text}”" for text in dict.fromkeys(grants))
+    grants = grant_labels(perception)
+    if grants:
+        allow = " or ".join(f"“{text}”" for text in grants)
         return (
             f"A permission prompt is in the way: answer it as the task needs ({allow} when the task needs "
             f"what it asks for, “{button.text.strip()}” otherwise).{then}"
