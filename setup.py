@@ -21,8 +21,8 @@ setup(
     ],
     package_dir=BUNDLED,
     package_data={
-        "mae.device.virtual": ["data/*.json"],
-        "mae.eval": ["data/*.json"],
+        "mae.device.virtual": ["data/*.json", "data/suite/*.json", "data/frontier/*.json"],
+        "mae.eval": ["*.json", "data/*.json", "data/frontier/*.json"],
         "mae._bundled.prompts": ["*.md"],
         "mae._bundled.models": ["catalog.toml"],
     },

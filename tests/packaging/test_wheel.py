@@ -129,6 +129,37 @@ def test_installed_wheel_runs_from_outside_the_repository(
     assert str(REPO) not in package and "site-packages" in package
     assert prompts.endswith("mae/_bundled/prompts") and catalog.endswith("mae/_bundled/models/catalog.toml")
 
+    # every data file of the package is installed (the hard suite's and the frontier tier's content, the
+    # price table: a fresh install once lacked them, and `--suite virtual:frontier` could not load)
+    listing = subprocess.run(
+        [
+            installed,
+            "-c",
+            "import mae, pathlib; r = pathlib.Path(mae.__file__).parent; "
+            "print('\\n'.join(str(p.relative_to(r)) for p in r.rglob('*.json')))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    source = {str(p.relative_to(REPO / "mae")) for p in (REPO / "mae").rglob("*.json")}
+    assert source and source <= set(listing.stdout.split()), source - set(listing.stdout.split())
+    suites = subprocess.run(
+        [
+            installed,
+            "-c",
+            "from mae.eval.tasks import virtual_tasks as v; print(len(v('hard')), len(v('frontier')))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert suites.stdout.split() == ["25", "20"], suites.stderr
+
     helped = subprocess.run(
         [installed, "-m", "mae", "--help"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60
     )
